@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spu.h: public C API of the Statistical Profiling Unit and its Profiling Buffer (SPE). */
+#ifndef ARMPROF_SPU_H
+#define ARMPROF_SPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "armprof/armprof.h"
+#include "armprof/spe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spu spu_t;
+
+/* SPE register encodings (REGISTERS.md). */
+#define SPU_PMSCR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 0)
+#define SPU_PMSCR_EL12 ARMPROF_SYSREG(3, 5, 9, 9, 0)
+#define SPU_PMSCR_EL2 ARMPROF_SYSREG(3, 4, 9, 9, 0)
+#define SPU_PMSNEVFR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 1)
+#define SPU_PMSICR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 2)
+#define SPU_PMSIRR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 3)
+#define SPU_PMSFCR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 4)
+#define SPU_PMSEVFR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 5)
+#define SPU_PMSLATFR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 6)
+#define SPU_PMSIDR_EL1 ARMPROF_SYSREG(3, 0, 9, 9, 7)
+#define SPU_PMBLIMITR_EL1 ARMPROF_SYSREG(3, 0, 9, 10, 0)
+#define SPU_PMBPTR_EL1 ARMPROF_SYSREG(3, 0, 9, 10, 1)
+#define SPU_PMBSR_EL1 ARMPROF_SYSREG(3, 0, 9, 10, 3)
+#define SPU_PMBMAR_EL1 ARMPROF_SYSREG(3, 0, 9, 10, 5)
+#define SPU_PMBIDR_EL1 ARMPROF_SYSREG(3, 0, 9, 10, 7)
+
+/* How an External abort on a buffer write is handled (PMBIDR_EL1.EA, 3.5.4). */
+typedef enum spu_ea_policy {
+    SPU_EA_REPORT = 0,       /* a Profiling Buffer management event (PMBIDR_EL1.EA = 0b0000) */
+    SPU_EA_IGNORE = 1,       /* ignored: the write is dropped, no event (PMBIDR_EL1.EA = 0b0001) */
+    SPU_EA_SERROR = 2        /* an SError to the host, PMBSR unchanged (PMBIDR_EL1.EA = 0b0010) */
+} spu_ea_policy;
+
+/* What the unit does when software breaks RHXSYK / RHLXGD (RPGGHS lets it choose). */
+typedef enum spu_ptr_policy {
+    SPU_PTR_BUFFER_FULL = 0, /* a buffer full management event (S=1, EC=0, BSC=1), no write */
+    SPU_PTR_DISCARD = 1,     /* silently discard all profiling data */
+    SPU_PTR_WRITE = 2        /* write as asked (the limit is still never crossed) */
+} spu_ptr_policy;
+
+/* Configuration: the ID register fields, features and IMPLEMENTATION DEFINED choices. */
+typedef struct spu_config {
+    /* PMSIDR_EL1 */
+    uint8_t max_size;          /* MaxSize, 4 (16 B) .. 11 (2 KiB) */
+    uint8_t count_size;        /* CountSize, 2 (12-bit) or 3 (16-bit) saturating */
+    uint8_t interval;          /* Interval encoding: 0, 2..8 (256 .. 4096 minimum interval) */
+    uint8_t format;            /* FORMAT [23:20] */
+    bool ernd;                 /* ERnd: secondary counter ECOUNT with RND */
+    bool lds;                  /* LDS: Data Source packet */
+    bool arch_inst;            /* ArchInst: architecture instructions (else micro-ops) */
+    bool fe, ft, fl;           /* filtering by event / type / latency implemented */
+    bool fne;                  /* FnE (FEAT_SPEv1p2) */
+    bool pbt;                  /* PBT [24] */
+    /* PMBIDR_EL1 */
+    uint8_t align;             /* Align, 0 .. 11: records padded to 2^Align bytes */
+    bool flag_update;          /* F: hardware Access flag / dirty update */
+    spu_ea_policy ea;          /* EA */
+    /* Features */
+    bool feat_spev1p2;         /* PMSNEVFR_EL1, FnE, PMBLIMITR_EL1.{PMFZ, FM=Discard} */
+    bool feat_spe_nvm;         /* PMBLIMITR_EL1.nVM, PMBMAR_EL1 */
+    bool feat_ecv;             /* PCT == 0b11 guest physical time */
+    uint8_t nvm_bit;           /* bit of PMBLIMITR_EL1 holding nVM (seed 000 gives none; default 5) */
+    /* IMPLEMENTATION DEFINED / CONSTRAINED UNPREDICTABLE choices (docs/implementation-defined.md) */
+    uint32_t rng_seed;         /* seed of the xorshift32 generator (0 = AP_RNG_DEFAULT_SEED) */
+    bool sample_next_op;       /* sample the op after the one at which the counter reached 0 */
+    bool cu_fe_zero_discards;  /* FE==1 and PMSEVFR_EL1==0: records discarded (else all pass) */
+    bool cu_ft_zero_discards;  /* FT==1 and {B,LD,ST}==0: records discarded (else per Table 4) */
+    bool cu_fl_zero_discards;  /* FL==1 and MINLAT==0: records discarded (else all pass) */
+    spu_ptr_policy ptr_policy; /* RPGGHS */
+    bool ts_when_timer_off;    /* timer disabled: collect UNKNOWN (0) timestamp, else as if TS=0 */
+    /* Micro-architecture */
+    uint32_t max_inflight;     /* sampled operations in flight before a collision (>= 1) */
+    uint32_t fifo_bytes;       /* record FIFO depth in bytes (>= 2^max_size) */
+    uint32_t drain_bytes_per_cycle; /* record FIFO to memory bandwidth (>= 1) */
+    uint32_t write_granule;    /* buffer writes never cross a multiple of this (page size, 4096) */
+    uint32_t cycles_per_tick;  /* PE cycles per Generic Timer tick (>= 1) */
+    uint8_t pe_index;          /* reported in armprof_regime.pe */
+} spu_config;
+
+/* A sensible default: Neoverse-like IDs (MaxSize 2^6, CountSize 12-bit, Interval 256, Align 0,
+ * FE/FT/FL, LDS off), FIFO 1 KiB draining 16 B/cycle, 4 sampled ops in flight. */
+void spu_config_default(spu_config *cfg);
+/* Checks a configuration; on failure `why` (if not NULL) names the field and the rule. */
+armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t whylen);
+
+armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t **out);
+void spu_close(spu_t *spu);
+/* Warm reset: registers to their reset values (PMBLIMITR_EL1.E = 0), FIFO and slots emptied. */
+void spu_reset(spu_t *spu);
+const spu_config *spu_get_config(const spu_t *spu);
+
+/* The PE context (Exception level, Security state, MDCR/SCR/HCR controls, timer, CONTEXTIDR). */
+armprof_err spu_set_pe_context(spu_t *spu, const armprof_pe_ctx *ctx);
+const armprof_pe_ctx *spu_get_pe_context(const spu_t *spu);
+
+/* MRS / MSR from the current PE context, with the access checks of seeds 001 and 002. */
+armprof_err spu_reg_read(spu_t *spu, uint32_t enc, uint64_t *val);
+armprof_err spu_reg_write(spu_t *spu, uint32_t enc, uint64_t val);
+/* Debugger / test view: the stored value with no access check and no side effect. */
+armprof_err spu_reg_peek(const spu_t *spu, uint32_t enc, uint64_t *val);
+
+/* One register of the access table, for tools and tests that walk it. */
+typedef struct spu_reg_info {
+    const char *name;
+    uint32_t enc;
+    uint64_t reset;           /* reset value (ID registers: from the configuration) */
+    uint64_t res0;            /* effective RES0 mask for this configuration */
+    uint64_t ro;              /* read-only bits */
+    bool read_only;           /* ID register */
+    bool alias;               /* alias of another register (PMSCR_EL12) */
+    bool unknown_at_reset;    /* architecturally UNKNOWN after reset */
+} spu_reg_info;
+size_t spu_reg_count(const spu_t *spu);
+armprof_err spu_reg_info_at(const spu_t *spu, size_t index, spu_reg_info *info);
+
+/* PMBIRQ: a level equal to PMBSR_EL1.S. */
+bool spu_irq_level(const spu_t *spu);
+/* StatisticalProfilingEnabled() for the current context. */
+bool spu_profiling_enabled(const spu_t *spu);
+/* ProfilingBufferEnabled(), and the owning translation regime when it is. */
+bool spu_buffer_enabled(const spu_t *spu, armprof_regime *regime);
+
+/* ----- Operations from the host ------------------------------------------------------------ */
+
+/* Flags of an operation. */
+enum {
+    SPU_OP_EXCEPTION = 1u << 0,   /* generated an exception: E[0], no other payload (2.3.5) */
+    SPU_OP_NOT_RETIRED = 1u << 1, /* misspeculated: E[1] clear */
+    SPU_OP_HAS_VA = 1u << 2,      /* data_va valid (loads, stores, atomics) */
+    SPU_OP_HAS_PA = 1u << 3,      /* data_pa valid */
+    SPU_OP_HAS_TARGET = 1u << 4,  /* target valid (branches, exception returns) */
+    SPU_OP_HAS_XLAT = 1u << 5,    /* xlat_lat valid */
+    SPU_OP_HAS_DSRC = 1u << 6     /* data_source valid (with PMSIDR_EL1.LDS) */
+};
+
+/* One operation of the sample population, as the host CPU model retires it. */
+typedef struct spu_op {
+    uint64_t pc;
+    uint8_t op_class;             /* SPE_CLASS_* */
+    uint8_t op_subclass;          /* Operation Type payload (§5.3.8) */
+    uint32_t flags;               /* SPU_OP_* */
+    uint64_t events;              /* E[n] of the Events packet (E[0], E[1] derived from flags) */
+    uint32_t total_lat;           /* cycles; also the time from sampling to completion */
+    uint32_t issue_lat;
+    uint32_t xlat_lat;
+    uint64_t data_va;             /* with its top-byte tag */
+    uint64_t data_pa;
+    bool data_pa_ns;
+    uint64_t target;
+    uint8_t target_el;
+    bool target_ns;
+    uint16_t data_source;
+} spu_op;
+
+/* What happened to one reported operation. */
+typedef enum spu_op_result {
+    SPU_OP_NOT_COUNTED = 0,       /* profiling disabled: not in the population */
+    SPU_OP_COUNTED,               /* counted (SAMPLE_POP), not sampled */
+    SPU_OP_SAMPLED,               /* sampled: record follows when the op completes */
+    SPU_OP_COLLIDED               /* the sample point fell on it but no slot was free */
+} spu_op_result;
+
+/* Report one retired operation (transaction level: at the current time). */
+spu_op_result spu_retire(spu_t *spu, const spu_op *op);
+/* Operations that can be retired before the one that will be sampled: spu_skip() of that many
+ * is O(1). UINT64_MAX when profiling is disabled (nothing is counted). */
+uint64_t spu_ops_until_sample(const spu_t *spu);
+/* Report n operations known not to be sampled, in O(1). Counts at most spu_ops_until_sample()
+ * and returns how many it counted. */
+uint64_t spu_skip(spu_t *spu, uint64_t n);
+
+/* ----- Time ----------------------------------------------------------------------------------- */
+
+/* Advance time: complete in-flight operations, move records to the FIFO, drain it to memory. */
+void spu_advance(spu_t *spu, uint64_t cycles);
+/* Cycles until something changes by itself (an op completes, the FIFO drains), or UINT64_MAX. */
+uint64_t spu_cycles_to_next_event(const spu_t *spu);
+uint64_t spu_now(const spu_t *spu);
+/* Cycle-level step for lockstep use: `n` operations retire in this cycle (up to any width),
+ * then one clock edge. result[i] (may be NULL) receives each op's outcome. */
+void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result);
+
+/* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
+ * In-flight operations are left to complete. */
+void spu_psb_csync(spu_t *spu);
+
+/* ----- Observation ---------------------------------------------------------------------------- */
+
+/* Why records were discarded. */
+typedef enum spu_discard_reason {
+    SPU_DISCARD_SERVICE = 0,      /* PMBSR_EL1.S == 1 (management event pending) */
+    SPU_DISCARD_DISABLED,         /* buffer disabled when the record reached it */
+    SPU_DISCARD_MODE,             /* Discard mode, PMBLIMITR_EL1.FM == 0b10 */
+    SPU_DISCARD_FAULT,            /* lost to a fault / External abort while being written */
+    SPU_DISCARD_PTR,              /* RPGGHS: pointer rules broken, CONSTRAINED UNPREDICTABLE */
+    SPU_DISCARD_EA_IGNORED,       /* External abort ignored (PMBIDR_EL1.EA = 0b0001) */
+    SPU_DISCARD__COUNT
+} spu_discard_reason;
+const char *spu_discard_reason_name(spu_discard_reason r);
+
+typedef struct spu_stats {
+    uint64_t population;          /* SAMPLE_POP */
+    uint64_t feed;                /* SAMPLE_FEED */
+    uint64_t filtrate;            /* SAMPLE_FILTRATE */
+    uint64_t collisions;          /* SAMPLE_COLLISION */
+    uint64_t filtered_out;        /* sampled, removed by CollectRecord */
+    uint64_t records_written;     /* complete records in memory */
+    uint64_t bytes_written;       /* bytes the buffer writer wrote (including padding) */
+    uint64_t records_discarded;   /* sum of discarded[] */
+    uint64_t discarded[SPU_DISCARD__COUNT];
+    uint64_t management_events;   /* PMBSR_EL1.S set by the unit */
+    uint64_t buffer_full_events;
+    uint64_t fault_events;
+    uint64_t ext_abort_events;
+    uint64_t serrors;
+    uint64_t fifo_bytes_max;      /* high-water mark of the record FIFO */
+    uint64_t fifo_bytes_now;
+    uint64_t fifo_full_cycles;    /* cycles a completed record waited for FIFO space */
+    uint64_t inflight_now;
+    uint64_t service_cycles;      /* cycles PMBSR_EL1.S was 1 */
+} spu_stats;
+void spu_get_stats(const spu_t *spu, spu_stats *st);
+
+/* Internal state of the sample interval counter and record FIFO, for lockstep co-simulation. */
+typedef struct spu_probe {
+    uint32_t count;               /* PMSICR_EL1.COUNT */
+    uint8_t ecount;               /* PMSICR_EL1.ECOUNT */
+    bool ecount_active;           /* secondary counter running (ERnd == 1) */
+    uint32_t fifo_level;          /* bytes in the record FIFO */
+    uint32_t inflight;            /* occupied sampled-operation slots */
+    uint64_t drained;             /* bytes drained from the FIFO to the buffer writer so far */
+    uint32_t rng_state;           /* xorshift32 state */
+} spu_probe;
+void spu_get_probe(const spu_t *spu, spu_probe *p);
+
+/* Every encoded record as it leaves the encoder (before the FIFO), for tests and tools. */
+typedef void (*spu_record_fn)(void *user, const spe_record *rec, const uint8_t *bytes, size_t len);
+void spu_set_record_hook(spu_t *spu, spu_record_fn fn, void *user);
+
+/* ----- Checkpoints ---------------------------------------------------------------------------- */
+
+/* Complete state into buf. With buf == NULL (or cap too small) sets *len to the size needed
+ * and returns ARMPROF_ERR_BUFSZ. */
+armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len);
+/* Restores a state saved by a unit of the same configuration. */
+armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ARMPROF_SPU_H */
