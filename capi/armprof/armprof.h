@@ -201,6 +201,9 @@ typedef void (*armprof_irq_fn)(void *user, bool level);
 typedef void (*armprof_event_fn)(void *user, uint16_t event, uint64_t count);
 /* SError signalled to the host (External abort taken as SError, IMPLEMENTATION DEFINED). */
 typedef void (*armprof_serror_fn)(void *user);
+/* PMBLIMITR_EL1.PMFZ (FEAT_SPEv1p2): the SPU asks the PMU to freeze its counters because a
+ * Profiling Buffer management event occurred. */
+typedef void (*armprof_pmu_freeze_fn)(void *user);
 
 typedef enum armprof_log_level {
     ARMPROF_LOG_ERROR = 0,
@@ -217,6 +220,7 @@ typedef struct armprof_host_ops {
     armprof_irq_fn irq;
     armprof_event_fn event;
     armprof_serror_fn serror;
+    armprof_pmu_freeze_fn pmu_freeze;
     armprof_log_fn log;
     void *user;
 } armprof_host_ops;
