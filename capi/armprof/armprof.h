@@ -49,6 +49,8 @@ typedef enum armprof_err {
     ARMPROF_ERR_STATE_MISMATCH,  /* checkpoint blob from a unit of another configuration */
     ARMPROF_ERR_BUFSZ,           /* caller's buffer too small */
     ARMPROF_ERR_BUSY,            /* operation not allowed in the current state */
+    ARMPROF_ERR_NV2_MEM,         /* FEAT_NV2: the access is redirected to memory (NVMem[offset])
+                                  * and the host performs it; the unit's register is untouched */
     ARMPROF_ERR__COUNT
 } armprof_err;
 
@@ -225,7 +227,9 @@ typedef struct armprof_host_ops {
     void *user;
 } armprof_host_ops;
 
-/* PMU event numbers these units generate. */
+/* PMU event numbers these units generate. SAMPLE_* from seed 001 §2.6; TRB_WRAP 0x400C and
+ * TRB_TRIG 0x400E as in Linux perf's Arm common-event tables; PMU_SNAPSHOT 0x8127 from Arm ARM
+ * DDI 0487 M.c D14.3 ("0x8127, PMU_SNAPSHOT, Successful PMU capture event"). */
 enum {
     ARMPROF_EV_SAMPLE_POP = 0x4000,
     ARMPROF_EV_SAMPLE_FEED = 0x4001,
@@ -233,7 +237,7 @@ enum {
     ARMPROF_EV_SAMPLE_COLLISION = 0x4003,
     ARMPROF_EV_TRB_WRAP = 0x400C,
     ARMPROF_EV_TRB_TRIG = 0x400E,
-    ARMPROF_EV_PMU_SNAPSHOT = 0x811D
+    ARMPROF_EV_PMU_SNAPSHOT = 0x8127
 };
 
 #ifdef __cplusplus
