@@ -122,6 +122,18 @@ typedef struct armprof_pe_ctx {
     uint64_t cntvoff;            /* CNTVOFF_EL2 (virtual offset) */
     bool cntvoff_zero;           /* a read of CNTVCT_EL0 here treats the offset as zero */
     bool timer_enabled;          /* Generic Timer system counter enabled (CNTCR.EN) */
+
+    /* Trace buffer controls (seed 004: RBNQRP, RMFMXQ, RVSCDV). Zero is the FEAT_TRBE default:
+     * every management event in TRBSR_EL1 and TRBIRQ driving the interrupt. */
+    uint8_t trfcr_el1_ee;        /* TRFCR_EL1.EE, 2 bits (FEAT_TRBE_EXC) */
+    bool trfcr_el1_ke;           /* TRFCR_EL1.KE (FEAT_TRBE_EXC) */
+    uint8_t trfcr_el2_ee;        /* TRFCR_EL2.EE, 2 bits (FEAT_TRBE_EXC) */
+    bool trfcr_el2_ke;           /* TRFCR_EL2.KE (FEAT_TRBE_EXC) */
+    bool scr_gpf;                /* SCR_EL3.GPF */
+    bool scr_ea;                 /* SCR_EL3.EA */
+    bool hcr_gpf;                /* HCR_EL2.GPF */
+    bool hcr_tea;                /* HCR_EL2.TEA */
+    bool self_hosted_trace_off;  /* SelfHostedTraceEnabled() is FALSE (external debugger owns trace) */
 } armprof_pe_ctx;
 
 /* A reset-like context: EL1 Non-secure, EL2 and EL3 implemented, owning EL1 (NSPB=0b11, E2PB=0b11). */
