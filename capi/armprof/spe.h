@@ -65,8 +65,13 @@ enum {
     SPE_R_XLAT_LAT = 1u << 8,
     SPE_R_DATA_SOURCE = 1u << 9,
     SPE_R_TIMESTAMP = 1u << 10,   /* record ends in a Timestamp packet, else an End packet */
-    SPE_R_OPTYPE = 1u << 11
+    SPE_R_OPTYPE = 1u << 11,
+    /* Not a request flag: spe_encode() always writes an Events packet (§5.3.7). It appears only
+     * in spe_encode_ex()'s `dropped` mask and in spe_decoded.have (the packet was seen). */
+    SPE_R_EVENTS = 1u << 12
 };
+/* The SPE_R_* flags spe_encode() reads from spe_record.present. */
+#define SPE_R__ENCODED 0x0FFFu
 
 /* One sample record, decoded. Addresses hold bits [55:0]; the top byte is in the fields. */
 typedef struct spe_record {
@@ -98,17 +103,45 @@ typedef struct spe_format_cfg {
     uint8_t max_size;             /* PMSIDR_EL1.MaxSize: records are at most 2^max_size bytes */
     uint8_t align;                /* PMBIDR_EL1.Align: records padded to 2^align bytes */
     uint8_t count_size;           /* PMSIDR_EL1.CountSize: 2 = 12-bit, 3 = 16-bit saturating */
+    bool ds_fixed16;              /* Data Source payload always 16-bit; else the smallest (8/16) that holds it */
 } spe_format_cfg;
 
+/* PMSIDR_EL1.MaxSize range: 0b0100 (16 bytes) to 0b1011 (2 KiB). */
+#define SPE_MAX_SIZE_MIN 4
+#define SPE_MAX_SIZE_MAX 11
+
+/* True when MaxSize is 4..11, Align <= MaxSize and CountSize is 2 or 3. */
+bool spe_format_cfg_valid(const spe_format_cfg *cfg);
+
 /*
- * Encodes one record into `out` (capacity `cap`), packets in the order of §5.1.2 with the
- * smallest Events payload that holds the set bits, and Padding up to a multiple of 2^align.
- * Returns the number of bytes written, or 0 when `cap` is too small or the record cannot be
- * made to fit in 2^max_size bytes.
+ * Encodes one record into `out` (capacity `cap`). Packet order (fixed, docs/decode.md):
+ *   Address PC, Context EL1, Context EL2, Operation Type, Events, Counters total/issue/xlat,
+ *   Address target, data VA, data PA, Data Source, Padding, then Timestamp or End.
+ * Events always, with the smallest payload (1, 2, 4, 8 bytes) that holds the set bits. Counter
+ * values are clamped to the CountSize width (12-bit: 0xFFF means saturated). Addresses use bits
+ * [55:0] of the struct fields. Padding (0x00) before the final packet makes the record a
+ * multiple of 2^align bytes. A record that would exceed 2^max_size bytes loses optional parts
+ * in a fixed order (docs/impdef/spe-format.md) until it fits, so it always fits.
+ * Returns the number of bytes written, or 0 when `cap` is too small or `cfg` is invalid.
  */
 size_t spe_encode(const spe_record *rec, const spe_format_cfg *cfg, uint8_t *out, size_t cap);
-/* Size spe_encode() would produce, without writing. */
+/* As spe_encode(), and sets *dropped (if not NULL) to the SPE_R_* parts left out to fit MaxSize. */
+size_t spe_encode_ex(const spe_record *rec, const spe_format_cfg *cfg, uint8_t *out, size_t cap,
+                     uint32_t *dropped);
+/* Size spe_encode() would produce, without writing (0 when `cfg` is invalid). */
 size_t spe_encoded_size(const spe_record *rec, const spe_format_cfg *cfg);
+/* Largest record any configuration produces (all packets, 8-byte Events, before padding). */
+#define SPE_RECORD_MAX_RAW 78u
+
+/*
+ * Single packets, for building streams by hand (tests, tools). `out` must hold 10 bytes.
+ * Address and Counter use the short 8-bit header for INDEX < 8 and the extended 16-bit header
+ * for INDEX 8..31 (§5.2.2). Alignment SIZE is 1..15 (2^(SIZE+1) bytes). Return bytes written,
+ * 0 for an index or size out of range.
+ */
+size_t spe_pkt_address(uint8_t *out, unsigned index, uint64_t payload);
+size_t spe_pkt_counter(uint8_t *out, unsigned index, uint16_t value);
+size_t spe_pkt_alignment(uint8_t *out, unsigned size);
 
 #ifdef __cplusplus
 }
