@@ -143,6 +143,133 @@ size_t spe_pkt_address(uint8_t *out, unsigned index, uint64_t payload);
 size_t spe_pkt_counter(uint8_t *out, unsigned index, uint16_t value);
 size_t spe_pkt_alignment(uint8_t *out, unsigned size);
 
+
+/* ------------------------------------------------------------------------------------------
+ * Decoder (seed 001 §5): packets, then records.
+ * ------------------------------------------------------------------------------------------ */
+
+/* What a packet is. */
+typedef enum spe_pkt_kind {
+    SPE_PKT_PADDING = 0,     /* §5.3.9 */
+    SPE_PKT_END,             /* §5.3.6 */
+    SPE_PKT_TIMESTAMP,       /* §5.3.10 */
+    SPE_PKT_EVENTS,          /* §5.3.7 */
+    SPE_PKT_DATA_SOURCE,     /* §5.3.5 */
+    SPE_PKT_CONTEXT,         /* §5.3.3 */
+    SPE_PKT_OPTYPE,          /* §5.3.8 */
+    SPE_PKT_ADDRESS,         /* §5.3.1 */
+    SPE_PKT_COUNTER,         /* §5.3.4 */
+    SPE_PKT_ALIGNMENT,       /* §5.3.2 */
+    SPE_PKT_UNKNOWN,         /* not defined, or a reserved value in a field: skipped by its size */
+    SPE_PKT__COUNT
+} spe_pkt_kind;
+
+/* Why a packet of a defined kind is nevertheless ignored or noted (spe_packet.note). */
+enum {
+    SPE_NOTE_NONE = 0,
+    SPE_NOTE_RESERVED,       /* a reserved field value: software ignores the packet (§5.1.4) */
+    SPE_NOTE_IMPDEF,         /* IMPLEMENTATION DEFINED address or counter index (§5.4) */
+    SPE_NOTE_RAZ,            /* a read-as-zero bit is set (packet still used) */
+    SPE_NOTE_SUBCLASS        /* Operation Type SUBCLASS not defined by the 2017 text (still used) */
+};
+
+/* One packet. */
+typedef struct spe_packet {
+    uint8_t kind;            /* spe_pkt_kind */
+    uint8_t index;           /* Address/Counter/Context INDEX, Operation Type CLASS, Alignment SIZE */
+    uint8_t size;            /* header + payload bytes (for Alignment: the 2 command bytes) */
+    uint8_t payload_bytes;   /* 0, 1, 2, 4 or 8 */
+    uint8_t note;            /* SPE_NOTE_* */
+    bool ext;                /* 16-bit header (§5.2.2) */
+    uint8_t hdr[2];          /* header byte(s) */
+    uint64_t payload;        /* little-endian payload, zero-extended */
+} spe_packet;
+
+/* Errors in a stream. */
+typedef enum spe_dec_err {
+    SPE_DEC_OK = 0,
+    SPE_DEC_ERR_EMPTY,           /* the input has no bytes */
+    SPE_DEC_ERR_TRUNCATED_PKT,   /* a header announces more payload bytes than the input holds */
+    SPE_DEC_ERR_TRUNCATED_REC,   /* the input ends inside a record (no End or Timestamp packet) */
+    SPE_DEC_ERR_RESERVED_HDR,    /* 16-bit header with a reserved second byte: its size is unknown */
+    SPE_DEC_ERR_DUPLICATE,       /* a second packet of the same kind and index in one record */
+    SPE_DEC_ERR_TOO_LONG,        /* record longer than 2^MaxSize bytes (only when max_size is given) */
+    SPE_DEC_ERR__COUNT
+} spe_dec_err;
+
+const char *spe_dec_strerror(spe_dec_err err);
+
+/*
+ * Parses the packet at `p` (`len` bytes available). Returns the packet's size in bytes (> 0), or
+ * the negated spe_dec_err (-SPE_DEC_ERR_TRUNCATED_PKT, -SPE_DEC_ERR_RESERVED_HDR) with pkt->size
+ * set to the bytes to skip when resynchronising. An Alignment command's size is its 2 bytes; the
+ * bytes it skips depend on the buffer address (spe_align_skip()).
+ */
+int spe_packet_parse(const uint8_t *p, size_t len, spe_packet *pkt);
+/* Bytes from `addr` (the address just after an Alignment command) to the next 2^(SIZE+1) boundary. */
+size_t spe_align_skip(uint64_t addr, unsigned size);
+/* Describes the packet in the style of `perf report -D` ("PC 0x400000 el0 ns=1"). Returns the
+ * length snprintf() would produce. */
+int spe_packet_describe(const spe_packet *pkt, char *buf, size_t len);
+
+/* Name of Events bit n ("retired", "l1d_access", ...), NULL for bits the 2017 text leaves
+ * IMPLEMENTATION DEFINED or reserved. */
+const char *spe_event_name(unsigned bit);
+/* "other", "ldst", "branch" or "reserved". */
+const char *spe_op_class_name(unsigned op_class);
+/* Operation Type subclass in words: "load gp", "store simd_fp", "atomic load acq_rel",
+ * "branch indirect cond", "cond" ... Returns the snprintf() length. */
+int spe_op_describe(unsigned op_class, unsigned subclass, char *buf, size_t len);
+
+/* Decoder options. All zero is a sensible default. */
+typedef struct spe_decode_opts {
+    uint8_t max_size;        /* PMSIDR_EL1.MaxSize to check record lengths against; 0: no check */
+    uint64_t base;           /* buffer address of byte 0 (Alignment commands align to it) */
+    bool lenient;            /* keep going after an error (resynchronise), counting errors */
+} spe_decode_opts;
+
+/* One decoded record. */
+typedef struct spe_decoded {
+    spe_record rec;          /* rec.present holds the SPE_R_* parts seen (never SPE_R_EVENTS) */
+    size_t offset;           /* byte offset of the record's first packet */
+    size_t size;             /* bytes up to and including its End or Timestamp packet */
+    uint32_t have;           /* rec.present, plus SPE_R_EVENTS when an Events packet was seen */
+    uint8_t events_bytes;    /* Events payload size, 0 when absent */
+    uint8_t ds_bytes;        /* Data Source payload size, 0 when absent */
+    uint16_t n_packets;      /* packets in the record, Padding runs counted once */
+    uint16_t n_ignored;      /* packets skipped: unknown kind, reserved value, IMP DEF index */
+    uint16_t n_notes;        /* packets used despite a RAZ bit set or an undefined SUBCLASS */
+} spe_decoded;
+
+/* Record decoder over a buffer; the caller owns the buffer. Fields are read-only to callers. */
+typedef struct spe_decoder {
+    const uint8_t *buf;
+    size_t len;
+    size_t pos;              /* next byte to read */
+    spe_decode_opts opts;
+    uint64_t n_records;      /* records returned */
+    uint64_t n_errors;       /* errors met */
+    uint64_t n_ignored;      /* packets skipped (sum over records and between them) */
+    uint64_t n_notes;
+    spe_dec_err err;         /* the last error */
+    size_t err_offset;       /* its byte offset */
+    size_t err_arg;          /* detail: record start (TRUNCATED_REC), record size (TOO_LONG) */
+    bool done;
+} spe_decoder;
+
+enum { SPE_DEC_ERROR = -1, SPE_DEC_EOF = 0, SPE_DEC_RECORD = 1 };
+
+void spe_decoder_init(spe_decoder *d, const void *buf, size_t len, const spe_decode_opts *opts);
+/*
+ * Next record. Returns SPE_DEC_RECORD with *out filled; SPE_DEC_EOF at the end of the input;
+ * SPE_DEC_ERROR with d->err / d->err_offset set (and *out holding what was decoded of the
+ * record, out->size == 0 if none). After an error a strict decoder returns SPE_DEC_EOF from then
+ * on; a lenient one resynchronises and carries on (docs/decode.md, "Errors and recovery").
+ */
+int spe_decoder_next(spe_decoder *d, spe_decoded *out);
+/* Human text for an error at an offset: "offset 0x1f4: truncated packet: ..." into buf. */
+int spe_dec_error_text(const spe_decoder *d, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spe_decode.c: bytes of an SPE Profiling Buffer -> packets and records (seed 001 §5), never trusting the input. */
+#include <stdio.h>
+#include <string.h>
+
+#include "armprof/spe.h"
+#include "spe_pkt.h"
+
+/* Kinds in the header table: the public packet kinds, plus "16-bit header prefix". */
+enum {
+    SPE_HK_PAD = SPE_PKT_PADDING, SPE_HK_END = SPE_PKT_END, SPE_HK_TS = SPE_PKT_TIMESTAMP,
+    SPE_HK_EVENTS = SPE_PKT_EVENTS, SPE_HK_DS = SPE_PKT_DATA_SOURCE, SPE_HK_CTX = SPE_PKT_CONTEXT,
+    SPE_HK_OP = SPE_PKT_OPTYPE, SPE_HK_ADDR = SPE_PKT_ADDRESS, SPE_HK_CNT = SPE_PKT_COUNTER,
+    SPE_HK_EXT = SPE_PKT_ALIGNMENT, SPE_HK_UNK = SPE_PKT_UNKNOWN
+};
+#include "spe_hdr_table.h"
+
+#define HK_KIND  AP_GENMASK(3, 0)
+#define HK_BYTES AP_GENMASK(7, 4)
+
+#if defined(__GNUC__)
+#define SPE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SPE_UNLIKELY(x) (x)
+#endif
+
+/* Little-endian load of n (0..8) bytes. */
+static inline uint64_t load_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, n);
+#else
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+#endif
+    return v;
+}
+
+static const char *const err_names[SPE_DEC_ERR__COUNT] = {
+    [SPE_DEC_OK] = "no error",
+    [SPE_DEC_ERR_EMPTY] = "empty input",
+    [SPE_DEC_ERR_TRUNCATED_PKT] = "truncated packet",
+    [SPE_DEC_ERR_TRUNCATED_REC] = "truncated record",
+    [SPE_DEC_ERR_RESERVED_HDR] = "reserved header",
+    [SPE_DEC_ERR_DUPLICATE] = "duplicate packet in a record",
+    [SPE_DEC_ERR_TOO_LONG] = "record longer than MaxSize",
+};
+
+const char *spe_dec_strerror(spe_dec_err err)
+{
+    return (unsigned)err < SPE_DEC_ERR__COUNT ? err_names[err] : "unknown error";
+}
+
+size_t spe_align_skip(uint64_t addr, unsigned size)
+{
+    uint64_t a = 1ull << (size + 1); /* §5.3.2: SIZE 0b0001 = 4 bytes ... 0b1111 = 64 KB */
+    return (size_t)((a - (addr & (a - 1))) & (a - 1));
+}
+
+/* §5.3.1: INDEX 0..3 defined, 0b0011x and 0b1xxxx IMPLEMENTATION DEFINED, the rest reserved. */
+static inline uint8_t addr_cnt_note(unsigned idx, unsigned ndefined)
+{
+    if (idx < ndefined)
+        return SPE_NOTE_NONE;
+    if (idx == 6 || idx == 7 || idx >= 16)
+        return SPE_NOTE_IMPDEF;
+    return SPE_NOTE_RESERVED;
+}
+
+/* §5.3.8: the SUBCLASS values the 2017 text defines for each CLASS. */
+static inline bool subclass_defined(unsigned cls, unsigned sub)
+{
+    switch (cls) {
+    case SPE_CLASS_OTHER:
+        return sub <= SPE_OTHER_COND;
+    case SPE_CLASS_BRANCH:
+        return (sub & ~(unsigned)(SPE_BR_COND | SPE_BR_INDIRECT)) == 0;
+    default: /* load/store: GP 0b0000000x, SIMD&FP 0b0000010x, extended 0b000xxx1x */
+        return (sub & 0xFEu) == SPE_LDST_GP || (sub & 0xFEu) == SPE_LDST_SIMD_FP ||
+               ((sub & 0xE0u) == 0 && (sub & SPE_LDST_EXTENDED));
+    }
+}
+
+/* Notes on a parsed packet of a defined kind: reserved values, IMP DEF indices, RAZ bits. */
+static void classify(spe_packet *k)
+{
+    switch (k->kind) {
+    case SPE_PKT_CONTEXT:
+        if (k->index > 1)
+            k->note = SPE_NOTE_RESERVED;
+        break;
+    case SPE_PKT_OPTYPE:
+        if (k->index > SPE_CLASS_BRANCH)
+            k->note = SPE_NOTE_RESERVED;
+        else if (!subclass_defined(k->index, (unsigned)k->payload))
+            k->note = SPE_NOTE_SUBCLASS;
+        break;
+    case SPE_PKT_ADDRESS:
+        k->note = addr_cnt_note(k->index, 4);
+        if (k->note == SPE_NOTE_NONE &&
+            (((k->index == SPE_ADDR_PC || k->index == SPE_ADDR_TARGET) && (k->payload & SPE_ADDR_INS_RAZ)) ||
+             (k->index == SPE_ADDR_DATA_PA && (k->payload & SPE_ADDR_PA_RAZ))))
+            k->note = SPE_NOTE_RAZ;
+        break;
+    case SPE_PKT_COUNTER:
+        k->note = addr_cnt_note(k->index, 3);
+        break;
+    default:
+        break;
+    }
+}
+
+int spe_packet_parse(const uint8_t *p, size_t len, spe_packet *k)
+{
+    memset(k, 0, sizeof *k);
+    if (len == 0)
+        return -SPE_DEC_ERR_TRUNCATED_PKT;
+    uint8_t h = p[0];
+    uint8_t e = spe_hdr_table[h];
+    unsigned kind = (unsigned)ap_field_get(HK_KIND, e);
+    unsigned nb = (unsigned)ap_field_get(HK_BYTES, e);
+    k->hdr[0] = h;
+
+    if (kind != SPE_HK_EXT) {
+        k->kind = (uint8_t)kind;
+        k->payload_bytes = (uint8_t)nb;
+        if (len < 1 + (size_t)nb) {
+            k->size = (uint8_t)len;
+            return -SPE_DEC_ERR_TRUNCATED_PKT;
+        }
+        k->size = (uint8_t)(1 + nb);
+        k->payload = load_le(p + 1, nb);
+        if (kind == SPE_HK_ADDR || kind == SPE_HK_CNT)
+            k->index = (uint8_t)ap_field_get(SPE_HDR_INDEX_SHORT, h);
+        else if (kind == SPE_HK_CTX)
+            k->index = (uint8_t)ap_field_get(SPE_HDR_CTX_INDEX, h);
+        else if (kind == SPE_HK_OP)
+            k->index = (uint8_t)ap_field_get(SPE_HDR_OP_CLASS, h);
+        classify(k);
+        return k->size;
+    }
+
+    /* §5.2.2: 16-bit header. */
+    k->ext = true;
+    if (len < 2) {
+        k->kind = SPE_PKT_UNKNOWN;
+        k->size = (uint8_t)len;
+        return -SPE_DEC_ERR_TRUNCATED_PKT;
+    }
+    uint8_t h1 = p[1];
+    k->hdr[1] = h1;
+    if (h1 < 0x20) { /* extended byte header, no payload */
+        k->size = 2;
+        if (h1 == SPE_HDR_ALIGN_BYTE1) {
+            k->kind = SPE_PKT_ALIGNMENT;
+            k->index = (uint8_t)ap_field_get(SPE_HDR_ALIGN_SIZE, h);
+            if (k->index == 0 || (h & SPE_HDR_ALIGN_RAZ))
+                k->note = SPE_NOTE_RESERVED;
+        } else {
+            k->kind = SPE_PKT_UNKNOWN;
+        }
+        return 2;
+    }
+    if (h1 < 0x40) { /* Figure 2: reserved; its length cannot be known */
+        k->kind = SPE_PKT_UNKNOWN;
+        k->size = 2;
+        return -SPE_DEC_ERR_RESERVED_HDR;
+    }
+    nb = 1u << ap_field_get(SPE_HDR_SZ, h1);
+    k->payload_bytes = (uint8_t)nb;
+    unsigned k1 = (unsigned)ap_field_get(HK_KIND, spe_hdr_table[h1]);
+    k->kind = (k1 == SPE_HK_ADDR || k1 == SPE_HK_CNT) ? (uint8_t)k1 : SPE_PKT_UNKNOWN;
+    if (len < 2 + (size_t)nb) {
+        k->size = (uint8_t)len;
+        return -SPE_DEC_ERR_TRUNCATED_PKT;
+    }
+    k->size = (uint8_t)(2 + nb);
+    k->payload = load_le(p + 2, nb);
+    if (k->kind != SPE_PKT_UNKNOWN) {
+        k->index = (uint8_t)((ap_field_get(SPE_HDR_INDEX_EXT_HI, h) << 3) |
+                             ap_field_get(SPE_HDR_INDEX_SHORT, h1));
+        classify(k);
+        if (h & SPE_HDR_EXT_RAZ) /* byte 0 bits [4:2] read as zero: not this packet */
+            k->note = SPE_NOTE_RESERVED;
+    }
+    return k->size;
+}
+
+/* ---- names ---- */
+
+static const char *const event_names[] = {
+    [SPE_EV_EXCEPTION] = "exception", [SPE_EV_RETIRED] = "retired",
+    [SPE_EV_L1D_ACCESS] = "l1d_access", [SPE_EV_L1D_REFILL] = "l1d_refill",
+    [SPE_EV_TLB_ACCESS] = "tlb_access", [SPE_EV_TLB_WALK] = "tlb_walk",
+    [SPE_EV_NOT_TAKEN] = "not_taken", [SPE_EV_MISPREDICTED] = "mispredicted",
+    [SPE_EV_LLC_ACCESS] = "llc_access", [SPE_EV_LLC_MISS] = "llc_miss",
+    [SPE_EV_REMOTE_ACCESS] = "remote_access",
+};
+
+const char *spe_event_name(unsigned bit)
+{
+    return bit < sizeof event_names / sizeof event_names[0] ? event_names[bit] : NULL;
+}
+
+const char *spe_op_class_name(unsigned c)
+{
+    static const char *const n[] = { "other", "ldst", "branch", "reserved" };
+    return n[c & 3];
+}
+
+int spe_op_describe(unsigned cls, unsigned sub, char *buf, size_t len)
+{
+    switch (cls) {
+    case SPE_CLASS_OTHER:
+        if (sub == SPE_OTHER_UNCOND)
+            return snprintf(buf, len, "other");
+        if (sub == SPE_OTHER_COND)
+            return snprintf(buf, len, "cond");
+        return snprintf(buf, len, "other 0x%02x", sub);
+    case SPE_CLASS_BRANCH:
+        return snprintf(buf, len, "%s%s%s", (sub & SPE_BR_INDIRECT) ? "indirect" : "direct",
+                        (sub & SPE_BR_COND) ? " cond" : "",
+                        (sub & ~(unsigned)(SPE_BR_COND | SPE_BR_INDIRECT)) ? " +undefined bits" : "");
+    case SPE_CLASS_LDST: {
+        const char *dir = (sub & SPE_LDST_ST) ? "store" : "load";
+        if ((sub & 0xFEu) == SPE_LDST_GP)
+            return snprintf(buf, len, "%s gp", dir);
+        if ((sub & 0xFEu) == SPE_LDST_SIMD_FP)
+            return snprintf(buf, len, "%s simd_fp", dir);
+        if ((sub & 0xE0u) == 0 && (sub & SPE_LDST_EXTENDED))
+            return snprintf(buf, len, "%s%s%s%s", dir, (sub & SPE_LDST_AT) ? " atomic" : "",
+                            (sub & SPE_LDST_EXCL) ? " exclusive" : "",
+                            (sub & SPE_LDST_AR) ? " acq_rel" : "");
+        return snprintf(buf, len, "%s 0x%02x", dir, sub);
+    }
+    default:
+        return snprintf(buf, len, "reserved 0x%02x", sub);
+    }
+}
+
+static const char *note_text(uint8_t note)
+{
+    switch (note) {
+    case SPE_NOTE_RESERVED: return " (reserved value: ignored)";
+    case SPE_NOTE_IMPDEF:   return " (IMPLEMENTATION DEFINED: ignored)";
+    case SPE_NOTE_RAZ:      return " (RAZ bits set)";
+    case SPE_NOTE_SUBCLASS: return " (SUBCLASS not in the v8.2 text)";
+    default:                return "";
+    }
+}
+
+int spe_packet_describe(const spe_packet *k, char *buf, size_t len)
+{
+    static const char *const cnt_names[] = { "TOT", "ISSUE", "XLAT" };
+    const char *nt = note_text(k->note);
+    uint64_t pl = k->payload;
+    int n;
+    switch (k->kind) {
+    case SPE_PKT_PADDING:
+        return snprintf(buf, len, "PAD");
+    case SPE_PKT_END:
+        return snprintf(buf, len, "END");
+    case SPE_PKT_TIMESTAMP:
+        return snprintf(buf, len, "TS %llu", (unsigned long long)pl);
+    case SPE_PKT_EVENTS:
+        n = snprintf(buf, len, "EV");
+        for (unsigned b = 0; b < 64; b++) {
+            if (!(pl & (1ull << b)))
+                continue;
+            const char *name = spe_event_name(b);
+            size_t at = (size_t)n < len ? (size_t)n : len;
+            if (name)
+                n += snprintf(buf + at, len - at, " %s", name);
+            else
+                n += snprintf(buf + at, len - at, " e%u", b);
+        }
+        return n;
+    case SPE_PKT_DATA_SOURCE:
+        return snprintf(buf, len, "DATA-SOURCE %llu", (unsigned long long)pl);
+    case SPE_PKT_CONTEXT:
+        return snprintf(buf, len, "CONTEXT 0x%llx el%u%s", (unsigned long long)pl, k->index + 1u, nt);
+    case SPE_PKT_OPTYPE: {
+        char d[64];
+        spe_op_describe(k->index, (unsigned)pl, d, sizeof d);
+        return snprintf(buf, len, "OP %s: %s%s", spe_op_class_name(k->index), d, nt);
+    }
+    case SPE_PKT_ADDRESS: {
+        unsigned long long a = (unsigned long long)ap_field_get(SPE_ADDR_ADDR, pl);
+        if (k->note == SPE_NOTE_NONE || k->note == SPE_NOTE_RAZ) {
+            switch (k->index) {
+            case SPE_ADDR_PC:
+            case SPE_ADDR_TARGET:
+                return snprintf(buf, len, "%s 0x%llx el%u ns=%u%s", k->index ? "TGT" : "PC", a,
+                                (unsigned)ap_field_get(SPE_ADDR_EL, pl),
+                                (unsigned)ap_field_get(SPE_ADDR_NS, pl), nt);
+            case SPE_ADDR_DATA_VA:
+                return snprintf(buf, len, "VA 0x%llx tag 0x%02x", a,
+                                (unsigned)ap_field_get(SPE_ADDR_TAG, pl));
+            default:
+                return snprintf(buf, len, "PA 0x%llx ns=%u%s", a,
+                                (unsigned)ap_field_get(SPE_ADDR_NS, pl), nt);
+            }
+        }
+        return snprintf(buf, len, "ADDR idx %u 0x%llx%s", k->index, (unsigned long long)pl, nt);
+    }
+    case SPE_PKT_COUNTER:
+        if (k->index < 3 && k->note == SPE_NOTE_NONE)
+            return snprintf(buf, len, "LAT %llu %s", (unsigned long long)pl, cnt_names[k->index]);
+        return snprintf(buf, len, "LAT %llu idx %u%s", (unsigned long long)pl, k->index, nt);
+    case SPE_PKT_ALIGNMENT:
+        if (k->note != SPE_NOTE_NONE)
+            return snprintf(buf, len, "ALIGN size %u%s", k->index, nt);
+        return snprintf(buf, len, "ALIGN %llu", 1ull << (k->index + 1));
+    default:
+        return snprintf(buf, len, "UNKNOWN packet, %u payload bytes (ignored)", k->payload_bytes);
+    }
+}
+
+/* ---- records ---- */
+
+void spe_decoder_init(spe_decoder *d, const void *buf, size_t len, const spe_decode_opts *opts)
+{
+    memset(d, 0, sizeof *d);
+    d->buf = (const uint8_t *)buf;
+    d->len = buf ? len : 0;
+    if (opts)
+        d->opts = *opts;
+}
+
+static int fail(spe_decoder *d, spe_dec_err err, size_t at, size_t arg, size_t resume)
+{
+    d->err = err;
+    d->err_offset = at;
+    d->err_arg = arg;
+    d->n_errors++;
+    d->pos = resume;
+    if (!d->opts.lenient || resume >= d->len)
+        d->done = true;
+    return SPE_DEC_ERROR;
+}
+
+#define SEEN(bit)                                                                  \
+    do {                                                                           \
+        if (SPE_UNLIKELY(have & (bit)))                                            \
+            goto duplicate;                                                        \
+        have |= (bit);                                                             \
+    } while (0)
+
+int spe_decoder_next(spe_decoder *d, spe_decoded *out)
+{
+    const uint8_t *b = d->buf;
+    const size_t len = d->len;
+    size_t pos = d->pos;
+    spe_packet pk;
+
+    memset(out, 0, sizeof *out);
+    if (d->done)
+        return SPE_DEC_EOF;
+    if (len == 0)
+        return fail(d, SPE_DEC_ERR_EMPTY, 0, 0, 0);
+
+    /* §5.1.4: only Padding and Alignment commands between records. */
+    for (;;) {
+        while (pos + 8 <= len && load_le(b + pos, 8) == 0)
+            pos += 8;
+        while (pos < len && b[pos] == SPE_HDR_PADDING)
+            pos++;
+        if (pos >= len) {
+            d->pos = pos;
+            d->done = true;
+            return SPE_DEC_EOF;
+        }
+        if ((b[pos] & SPE_HDR_MASK_EXT) == SPE_HDR_EXT_PREFIX && pos + 1 < len &&
+            b[pos + 1] == SPE_HDR_ALIGN_BYTE1) {
+            (void)spe_packet_parse(b + pos, len - pos, &pk);
+            pos += 2;
+            if (pk.note == SPE_NOTE_NONE)
+                pos += spe_align_skip(d->opts.base + pos, pk.index);
+            else
+                d->n_ignored++;
+            if (pos > len)
+                pos = len;
+            continue;
+        }
+        break;
+    }
+
+    const size_t start = pos;
+    uint32_t have = 0;
+    unsigned npk = 0, nign = 0, nnote = 0;
+    spe_record *r = &out->rec;
+    out->offset = start;
+
+    for (;;) {
+        if (SPE_UNLIKELY(pos >= len)) {
+            out->size = pos - start;
+            d->n_ignored += nign;
+            d->n_notes += nnote;
+            return fail(d, SPE_DEC_ERR_TRUNCATED_REC, start, start, len);
+        }
+        const size_t at = pos;
+        const uint8_t h = b[pos];
+        const uint8_t e = spe_hdr_table[h];
+        unsigned kind = (unsigned)ap_field_get(HK_KIND, e);
+        unsigned nb = (unsigned)ap_field_get(HK_BYTES, e);
+        unsigned idx;
+        uint64_t pl;
+
+        if (SPE_UNLIKELY(kind == SPE_HK_PAD)) {
+            pos++;
+            while (pos < len && b[pos] == SPE_HDR_PADDING)
+                pos++;
+            npk++;
+            continue;
+        }
+        if (SPE_UNLIKELY(kind == SPE_HK_EXT)) {
+            int rc = spe_packet_parse(b + pos, len - pos, &pk);
+            if (rc < 0) {
+                out->size = pos - start;
+                return fail(d, (spe_dec_err)-rc, at, 0,
+                            rc == -SPE_DEC_ERR_RESERVED_HDR ? pos + 2 : len);
+            }
+            npk++;
+            pos += (size_t)rc;
+            if (pk.kind == SPE_PKT_ALIGNMENT && pk.note == SPE_NOTE_NONE) {
+                pos += spe_align_skip(d->opts.base + pos, pk.index);
+                if (pos > len)
+                    pos = len;
+                continue;
+            }
+            if (pk.kind == SPE_PKT_UNKNOWN || pk.note == SPE_NOTE_RESERVED ||
+                pk.note == SPE_NOTE_IMPDEF) {
+                nign++;
+                continue;
+            }
+            if (pk.note == SPE_NOTE_RAZ)
+                nnote++;
+            kind = pk.kind;
+            idx = pk.index;
+            pl = pk.payload;
+            goto apply;
+        }
+        if (SPE_UNLIKELY(pos + 1 + nb > len)) {
+            out->size = pos - start;
+            return fail(d, SPE_DEC_ERR_TRUNCATED_PKT, at, 0, len);
+        }
+        if (SPE_UNLIKELY(pos + 9 > len))
+            pl = load_le(b + pos + 1, nb);
+        else
+            pl = load_le(b + pos + 1, 8) & (nb == 8 ? ~0ull : ((1ull << (8 * nb)) - 1));
+        pos += 1 + nb;
+        npk++;
+        idx = h & 7u;
+
+    apply:
+        switch (kind) {
+        case SPE_HK_END:
+            goto finish;
+        case SPE_HK_TS:
+            SEEN(SPE_R_TIMESTAMP);
+            r->timestamp = pl;
+            goto finish;
+        case SPE_HK_EVENTS:
+            SEEN(SPE_R_EVENTS);
+            r->events = pl;
+            out->events_bytes = (uint8_t)nb;
+            break;
+        case SPE_HK_DS:
+            SEEN(SPE_R_DATA_SOURCE);
+            r->data_source = (uint16_t)pl;
+            out->ds_bytes = (uint8_t)nb;
+            break;
+        case SPE_HK_CTX:
+            idx &= 3u;
+            if (idx == 0) {
+                SEEN(SPE_R_CONTEXT_EL1);
+                r->context_el1 = (uint32_t)pl;
+            } else if (idx == 1) {
+                SEEN(SPE_R_CONTEXT_EL2);
+                r->context_el2 = (uint32_t)pl;
+            } else {
+                nign++;
+            }
+            break;
+        case SPE_HK_OP:
+            idx &= 3u;
+            if (idx > SPE_CLASS_BRANCH) {
+                nign++;
+                break;
+            }
+            SEEN(SPE_R_OPTYPE);
+            r->op_class = (uint8_t)idx;
+            r->op_subclass = (uint8_t)pl;
+            if (SPE_UNLIKELY(!subclass_defined(idx, (unsigned)pl)))
+                nnote++;
+            break;
+        case SPE_HK_ADDR:
+            switch (idx) {
+            case SPE_ADDR_PC:
+                SEEN(SPE_R_PC);
+                r->pc = ap_field_get(SPE_ADDR_ADDR, pl);
+                r->pc_el = (uint8_t)ap_field_get(SPE_ADDR_EL, pl);
+                r->pc_ns = ap_field_get(SPE_ADDR_NS, pl);
+                nnote += (pl & SPE_ADDR_INS_RAZ) != 0;
+                break;
+            case SPE_ADDR_TARGET:
+                SEEN(SPE_R_TARGET);
+                r->target = ap_field_get(SPE_ADDR_ADDR, pl);
+                r->target_el = (uint8_t)ap_field_get(SPE_ADDR_EL, pl);
+                r->target_ns = ap_field_get(SPE_ADDR_NS, pl);
+                nnote += (pl & SPE_ADDR_INS_RAZ) != 0;
+                break;
+            case SPE_ADDR_DATA_VA:
+                SEEN(SPE_R_DATA_VA);
+                r->data_va = ap_field_get(SPE_ADDR_ADDR, pl);
+                r->data_va_tag = (uint8_t)ap_field_get(SPE_ADDR_TAG, pl);
+                break;
+            case SPE_ADDR_DATA_PA:
+                SEEN(SPE_R_DATA_PA);
+                r->data_pa = ap_field_get(SPE_ADDR_ADDR, pl);
+                r->data_pa_ns = ap_field_get(SPE_ADDR_NS, pl);
+                nnote += (pl & SPE_ADDR_PA_RAZ) != 0;
+                break;
+            default:
+                nign++;
+                break;
+            }
+            break;
+        case SPE_HK_CNT:
+            switch (idx) {
+            case SPE_CNT_TOTAL:
+                SEEN(SPE_R_TOTAL_LAT);
+                r->total_lat = (uint16_t)pl;
+                break;
+            case SPE_CNT_ISSUE:
+                SEEN(SPE_R_ISSUE_LAT);
+                r->issue_lat = (uint16_t)pl;
+                break;
+            case SPE_CNT_XLAT:
+                SEEN(SPE_R_XLAT_LAT);
+                r->xlat_lat = (uint16_t)pl;
+                break;
+            default:
+                nign++;
+                break;
+            }
+            break;
+        default: /* undefined header: §5.1.4, skip by its size */
+            nign++;
+            break;
+        }
+        continue;
+
+    duplicate:
+        /* The record lost its End (or the input is not SPE data): the repeated packet starts
+         * the next record when resynchronising. */
+        out->size = at - start;
+        out->have = have;
+        r->present = have & SPE_R__ENCODED;
+        d->n_ignored += nign;
+        d->n_notes += nnote;
+        return fail(d, SPE_DEC_ERR_DUPLICATE, at, start, at);
+    }
+
+finish:
+    out->size = pos - start;
+    out->have = have;
+    r->present = have & SPE_R__ENCODED;
+    out->n_packets = (uint16_t)(npk > 0xFFFF ? 0xFFFF : npk);
+    out->n_ignored = (uint16_t)(nign > 0xFFFF ? 0xFFFF : nign);
+    out->n_notes = (uint16_t)(nnote > 0xFFFF ? 0xFFFF : nnote);
+    d->n_ignored += nign;
+    d->n_notes += nnote;
+    d->pos = pos;
+    if (d->opts.max_size && out->size > ((size_t)1 << d->opts.max_size))
+        return fail(d, SPE_DEC_ERR_TOO_LONG, start, out->size, pos);
+    d->n_records++;
+    return SPE_DEC_RECORD;
+}
+
+int spe_dec_error_text(const spe_decoder *d, char *buf, size_t len)
+{
+    size_t at = d->err_offset;
+    const char *what = spe_dec_strerror(d->err);
+    switch (d->err) {
+    case SPE_DEC_ERR_EMPTY:
+        return snprintf(buf, len, "offset 0x0: %s: no bytes to decode", what);
+    case SPE_DEC_ERR_TRUNCATED_PKT: {
+        spe_packet k;
+        (void)spe_packet_parse(d->buf + at, d->len - at, &k);
+        return snprintf(buf, len,
+                        "offset 0x%zx: %s: header 0x%02x needs %u payload bytes, the input has %zu more",
+                        at, what, d->buf[at], k.payload_bytes,
+                        d->len - at - (k.ext && d->len - at >= 2 ? 2 : 1));
+    }
+    case SPE_DEC_ERR_TRUNCATED_REC:
+        return snprintf(buf, len,
+                        "offset 0x%zx: %s: the input ends (at 0x%zx) before its End or Timestamp packet",
+                        at, what, d->len);
+    case SPE_DEC_ERR_RESERVED_HDR:
+        return snprintf(buf, len, "offset 0x%zx: %s: 0x%02x 0x%02x (second byte 0x20-0x3F is reserved, §5.1.1)",
+                        at, what, d->buf[at], d->buf[at + 1]);
+    case SPE_DEC_ERR_DUPLICATE:
+        return snprintf(buf, len,
+                        "offset 0x%zx: %s: header 0x%02x repeats a packet of the record at 0x%zx (missing End?)",
+                        at, what, d->buf[at], d->err_arg);
+    case SPE_DEC_ERR_TOO_LONG:
+        return snprintf(buf, len, "offset 0x%zx: %s: %zu bytes, MaxSize allows %zu", at, what,
+                        d->err_arg, (size_t)1 << d->opts.max_size);
+    default:
+        return snprintf(buf, len, "offset 0x%zx: %s", at, what);
+    }
+}
