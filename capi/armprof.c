@@ -22,6 +22,7 @@ const char *armprof_strerror(armprof_err err)
     case ARMPROF_ERR_STATE_MISMATCH: return "checkpoint state is from a unit of another configuration";
     case ARMPROF_ERR_BUFSZ: return "buffer too small";
     case ARMPROF_ERR_BUSY: return "not allowed in the current state";
+    case ARMPROF_ERR_NV2_MEM: return "register access redirected to memory by FEAT_NV2";
     case ARMPROF_ERR__COUNT: break;
     }
     return "unknown error";

@@ -202,7 +202,7 @@ typedef enum spu_discard_reason {
     SPU_DISCARD_MODE,             /* Discard mode, PMBLIMITR_EL1.FM == 0b10 */
     SPU_DISCARD_FAULT,            /* lost to a fault / External abort while being written */
     SPU_DISCARD_PTR,              /* RPGGHS: pointer rules broken, CONSTRAINED UNPREDICTABLE */
-    SPU_DISCARD_EA_IGNORED,       /* External abort ignored (PMBIDR_EL1.EA = 0b0001) */
+    SPU_DISCARD_EXT_ABORT,        /* External abort ignored or taken as SError: write lost */
     SPU_DISCARD__COUNT
 } spu_discard_reason;
 const char *spu_discard_reason_name(spu_discard_reason r);

@@ -1,0 +1,1293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spu.c: the Statistical Profiling Unit: enables, sample counter, filters, records, FIFO, buffer writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/state.h"
+#include "spu_internal.h"
+
+#define SPU_STATE_TAG 0x53505531u /* "SPU1" */
+#define SPU_STATE_VERSION 1u
+
+/* =============================================================================================
+ * Configuration
+ * ============================================================================================= */
+
+void spu_config_default(spu_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->max_size = 6;          /* 64-byte records */
+    cfg->count_size = 2;        /* 12-bit saturating counters */
+    cfg->interval = 0;          /* minimum interval 256 */
+    cfg->format = 0;
+    cfg->ernd = false;
+    cfg->lds = true;
+    cfg->arch_inst = true;
+    cfg->fe = cfg->ft = cfg->fl = true;
+    cfg->align = 0;
+    cfg->flag_update = true;
+    cfg->ea = SPU_EA_REPORT;
+    cfg->nvm_bit = 3;
+    cfg->rng_seed = 0;
+    cfg->ptr_policy = SPU_PTR_BUFFER_FULL;
+    cfg->max_inflight = 4;
+    cfg->fifo_bytes = 1024;
+    cfg->drain_bytes_per_cycle = 16;
+    cfg->write_granule = 4096;
+    cfg->cycles_per_tick = 1;
+}
+
+static armprof_err cfg_fail(char *why, size_t n, armprof_err e, const char *msg)
+{
+    if (why && n)
+        snprintf(why, n, "%s", msg);
+    return e;
+}
+
+armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t n)
+{
+    if (!cfg)
+        return cfg_fail(why, n, ARMPROF_ERR_INVAL, "config is NULL");
+    if (cfg->max_size < 4 || cfg->max_size > 11)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED,
+                        "PMSIDR_EL1.MaxSize must be 0b0100 (16 B) .. 0b1011 (2 KiB)");
+    if (cfg->count_size != 2 && cfg->count_size != 3)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED,
+                        "PMSIDR_EL1.CountSize must be 0b0010 (12-bit) or 0b0011 (16-bit)");
+    if (cfg->interval == 1 || cfg->interval > 8)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED,
+                        "PMSIDR_EL1.Interval must be 0b0000 or 0b0010 .. 0b1000");
+    if (cfg->format > 15)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "PMSIDR_EL1.FORMAT is 4 bits");
+    if (cfg->align > 11)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED,
+                        "PMBIDR_EL1.Align must be 0b0000 .. 0b1011 (2 KiB)");
+    if (cfg->align > cfg->max_size)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_ALIGN,
+                        "PMBIDR_EL1.Align larger than PMSIDR_EL1.MaxSize: no record could be padded");
+    if (cfg->ea > SPU_EA_SERROR)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED, "PMBIDR_EL1.EA must be 0b0000..0b0010");
+    if (cfg->fne && !cfg->feat_spev1p2)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_FEATURE, "PMSIDR_EL1.FnE needs FEAT_SPEv1p2");
+    if (cfg->feat_spe_nvm && (cfg->nvm_bit < 3 || cfg->nvm_bit > 11 || cfg->nvm_bit == 5))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE,
+                        "nvm_bit must be a RES0 bit of PMBLIMITR_EL1 in [11:3] other than PMFZ (5)");
+    if (cfg->ptr_policy > SPU_PTR_WRITE)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "ptr_policy out of range");
+    if (cfg->max_inflight == 0 || cfg->max_inflight > 4096)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "max_inflight must be 1 .. 4096");
+    if (cfg->fifo_bytes == 0)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_FIFO, "record FIFO depth is zero");
+    if (cfg->fifo_bytes < (1u << cfg->max_size))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_FIFO,
+                        "record FIFO smaller than one maximum-size record (2^MaxSize bytes)");
+    if (cfg->fifo_bytes > (64u << 20))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_FIFO, "record FIFO larger than 64 MiB");
+    if (cfg->drain_bytes_per_cycle == 0)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_FIFO, "record FIFO drain rate is zero");
+    if (cfg->write_granule < 16 || (cfg->write_granule & (cfg->write_granule - 1)))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "write_granule must be a power of two >= 16");
+    if (cfg->cycles_per_tick == 0)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "cycles_per_tick is zero");
+    return ARMPROF_OK;
+}
+
+/* A hash of everything that shapes the state layout and behaviour, for checkpoints. */
+static uint64_t cfg_hash(const spu_config *c)
+{
+    uint64_t f[] = { spu_pmsidr_value(c), c->align, c->flag_update, c->ea, c->feat_spev1p2,
+                     c->feat_spe_nvm, c->feat_ecv, c->nvm_bit, c->sample_next_op,
+                     c->cu_fe_zero_discards, c->cu_ft_zero_discards, c->cu_fl_zero_discards,
+                     c->ptr_policy, c->ts_when_timer_off, c->max_inflight, c->fifo_bytes,
+                     c->drain_bytes_per_cycle, c->write_granule, c->cycles_per_tick };
+    return ap_fnv1a64(f, sizeof(f), AP_FNV_INIT);
+}
+
+/* =============================================================================================
+ * Open / close / reset
+ * ============================================================================================= */
+
+static uint32_t fifo_ring_bytes(const spu_config *c) { return c->fifo_bytes + (1u << c->max_size); }
+
+armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t **out)
+{
+    if (!out)
+        return ARMPROF_ERR_INVAL;
+    *out = NULL;
+    char why[160];
+    armprof_err e = spu_config_validate(cfg, why, sizeof(why));
+    if (e != ARMPROF_OK) {
+        if (ops)
+            ap_log(ops, ARMPROF_LOG_ERROR, "spu_open: %s", why);
+        return e;
+    }
+    spu_t *spu = calloc(1, sizeof(*spu));
+    if (!spu)
+        return ARMPROF_ERR_NOMEM;
+    spu->cfg = *cfg;
+    if (ops)
+        spu->ops = *ops;
+    spu->slots = calloc(cfg->max_inflight, sizeof(spu_slot));
+    spu->fifo_data = calloc(1, fifo_ring_bytes(cfg));
+    /* The smallest record is an Events packet and an End packet: 3 bytes. */
+    spu->fifo_nrec_cap = cfg->fifo_bytes / 3 + 2;
+    spu->fifo_recs = calloc(spu->fifo_nrec_cap, sizeof(spu_fifo_rec));
+    if (!spu->slots || !spu->fifo_data || !spu->fifo_recs) {
+        spu_close(spu);
+        return ARMPROF_ERR_NOMEM;
+    }
+    spu->rf.defs = spu_regdefs;
+    spu->rf.count = spu_regdefs_count;
+    spu->rf.vals = spu->regs;
+    spu->rf.unit = spu;
+    armprof_pe_ctx_default(&spu->ctx);
+    ap_reg_reset(&spu->rf, true);
+    ap_rng_seed(&spu->rng, cfg->rng_seed);
+    spu->next_complete = UINT64_MAX;
+    spu_reevaluate(spu);
+    *out = spu;
+    return ARMPROF_OK;
+}
+
+void spu_close(spu_t *spu)
+{
+    if (!spu)
+        return;
+    free(spu->slots);
+    free(spu->fifo_data);
+    free(spu->fifo_recs);
+    free(spu);
+}
+
+const spu_config *spu_get_config(const spu_t *spu) { return &spu->cfg; }
+
+static void fifo_clear(spu_t *spu)
+{
+    spu->fifo_head = spu->fifo_level = 0;
+    spu->fifo_rhead = spu->fifo_nrec = 0;
+    spu->head_drained = 0;
+}
+
+void spu_reset(spu_t *spu)
+{
+    ap_reg_reset(&spu->rf, false);
+    memset(spu->slots, 0, spu->cfg.max_inflight * sizeof(spu_slot));
+    spu->inflight = 0;
+    spu->next_complete = UINT64_MAX;
+    spu->sample_pending = false;
+    fifo_clear(spu);
+    ap_rng_seed(&spu->rng, spu->cfg.rng_seed);
+    spu->ptr_checked = false;
+    spu_set_irq(spu);
+    spu_reevaluate(spu);
+}
+
+/* =============================================================================================
+ * PMU events
+ * ============================================================================================= */
+
+static inline void emit(spu_t *spu, uint16_t ev, uint64_t n)
+{
+    if (spu->ops.event && n)
+        spu->ops.event(spu->ops.user, ev, n);
+}
+
+/* =============================================================================================
+ * Ownership and enables (seed 001 §3.2.3, §3.4.6; seed 000 RBWRVP, RKFMHR, Table D17-4)
+ * ============================================================================================= */
+
+bool spu_buffer_owner(const spu_t *spu, armprof_security *ss, uint8_t *el)
+{
+    const armprof_pe_ctx *c = &spu->ctx;
+    armprof_security s;
+    if (!c->have_el3) {
+        s = armprof_pe_security(c);
+    } else if (c->have_rme) {
+        bool ns_owned = (c->mdcr3_nspb & 2) != 0;
+        if (c->mdcr3_nspbe)
+            s = ns_owned ? ARMPROF_REALM : ARMPROF_ROOT; /* {1, 0b0x}: reserved */
+        else
+            s = ns_owned ? ARMPROF_NONSECURE : ARMPROF_SECURE;
+        if (s == ARMPROF_ROOT)
+            return false;
+        if (s == ARMPROF_SECURE && !c->have_secure)
+            return false;
+    } else {
+        s = (c->mdcr3_nspb & 2) ? ARMPROF_NONSECURE : ARMPROF_SECURE;
+    }
+    *ss = s;
+    *el = (armprof_pe_el2_enabled(c, s) && c->mdcr2_e2pb == 0) ? 2 : 1;
+    return true;
+}
+
+/* The Security state that SCR_EL3.{NSE,NS} selects for the lower Exception levels. */
+static armprof_security lower_state(const armprof_pe_ctx *c)
+{
+    if (!c->have_el3)
+        return armprof_pe_security(c);
+    if (c->have_rme && c->scr_nse)
+        return c->scr_ns ? ARMPROF_REALM : ARMPROF_SECURE;
+    return c->scr_ns ? ARMPROF_NONSECURE : ARMPROF_SECURE;
+}
+
+/* ProfilingBufferEnabled(), filling the owning translation regime. */
+static bool buffer_enabled(const spu_t *spu, armprof_regime *rg)
+{
+    const uint64_t lim = spu_reg(spu, R_PMBLIMITR_EL1);
+    armprof_security ss;
+    uint8_t el;
+    if (!spu_buffer_owner(spu, &ss, &el))
+        return false;
+    if (ss != lower_state(&spu->ctx))
+        return false;
+    if (!ap_field_get(PMBLIMITR_E, lim) || ap_field_get(PMBSR_S, spu_reg(spu, R_PMBSR_EL1)))
+        return false;
+    if (rg) {
+        const armprof_pe_ctx *c = &spu->ctx;
+        memset(rg, 0, sizeof(*rg));
+        rg->ss = ss;
+        rg->el = el;
+        rg->kind = el == 1 ? ARMPROF_REGIME_EL10 : (c->hcr_e2h ? ARMPROF_REGIME_EL20 : ARMPROF_REGIME_EL2);
+        rg->stage2 = el == 1 && armprof_pe_el2_enabled(c, ss) && c->hcr_vm;
+        /* seed 000: the Effective nVM is 0 unless FEAT_SPE_nVM ... (PMSCR_EL2.EnVM is not
+         * modelled: with EL2 enabled and owner EL1, the Effective value is the field). */
+        rg->nvm = spu->cfg.feat_spe_nvm && (lim & AP_BIT(spu->cfg.nvm_bit));
+        rg->hw_flag_update = spu->cfg.flag_update;
+        rg->mar = (uint16_t)spu_reg(spu, R_PMBMAR_EL1);
+        rg->unit = ARMPROF_UNIT_SPU;
+        rg->pe = spu->cfg.pe_index;
+    }
+    return true;
+}
+
+/* StatisticalProfilingEnabled() */
+static bool profiling_enabled(const spu_t *spu)
+{
+    const armprof_pe_ctx *c = &spu->ctx;
+    if (c->aarch32 || c->debug_state || c->el == 3 || !spu->buf_enabled)
+        return false;
+    armprof_security cur = armprof_pe_security(c);
+    armprof_security oss;
+    uint8_t oel;
+    if (!spu_buffer_owner(spu, &oss, &oel))
+        return false;
+    bool in_host = cur != ARMPROF_SECURE ? (c->have_el2 && c->hcr_tge)
+                                         : (armprof_pe_el2_enabled(c, cur) && c->hcr_tge);
+    if (oel < c->el || oss != cur || (in_host && oel == 1))
+        return false;
+    uint64_t el1 = spu_reg(spu, R_PMSCR_EL1), el2 = spu_reg(spu, R_PMSCR_EL2);
+    switch (c->el) {
+    case 2: return ap_field_get(PMSCR_E1SPE, el2);                  /* E2SPE */
+    case 1: return ap_field_get(PMSCR_E1SPE, el1);                  /* E1SPE */
+    default: return in_host ? ap_field_get(PMSCR_E0SPE, el2)        /* E0HSPE */
+                            : ap_field_get(PMSCR_E0SPE, el1);       /* E0SPE */
+    }
+}
+
+/* §3.1.1: on the move from disabled to enabled, a zero PMSICR_EL1 is loaded with an initial
+ * value; a non-zero one resumes where it was. */
+static void counter_on_enable(spu_t *spu)
+{
+    uint64_t icr = spu_reg(spu, R_PMSICR_EL1);
+    if (icr != 0)
+        return;
+    uint64_t irr = spu_reg(spu, R_PMSIRR_EL1);
+    uint64_t count = ap_field_get(PMSIRR_INTERVAL, irr) << 8;
+    if (ap_field_get(PMSIRR_RND, irr) && !spu->cfg.ernd)
+        count |= ap_rng_draw8(&spu->rng);
+    spu->regs[R_PMSICR_EL1] = ap_field_set(icr, PMSICR_COUNT, count);
+}
+
+void spu_reevaluate(spu_t *spu)
+{
+    bool was = spu->prof_enabled;
+    spu->buf_enabled = buffer_enabled(spu, &spu->regime);
+    spu->prof_enabled = profiling_enabled(spu);
+    if (spu->prof_enabled && !was)
+        counter_on_enable(spu);
+}
+
+void spu_set_irq(spu_t *spu)
+{
+    bool level = ap_field_get(PMBSR_S, spu_reg(spu, R_PMBSR_EL1)) != 0;
+    if (level != spu->irq) {
+        spu->irq = level;
+        if (spu->ops.irq)
+            spu->ops.irq(spu->ops.user, level);
+    }
+}
+
+armprof_err spu_set_pe_context(spu_t *spu, const armprof_pe_ctx *ctx)
+{
+    if (!spu || !ctx || ctx->el > 3)
+        return ARMPROF_ERR_INVAL;
+    spu->ctx = *ctx;
+    spu_reevaluate(spu);
+    return ARMPROF_OK;
+}
+
+const armprof_pe_ctx *spu_get_pe_context(const spu_t *spu) { return &spu->ctx; }
+bool spu_irq_level(const spu_t *spu) { return spu->irq; }
+bool spu_profiling_enabled(const spu_t *spu) { return spu->prof_enabled; }
+
+bool spu_buffer_enabled(const spu_t *spu, armprof_regime *regime)
+{
+    if (spu->buf_enabled && regime)
+        *regime = spu->regime;
+    return spu->buf_enabled;
+}
+
+/* =============================================================================================
+ * Register access
+ * ============================================================================================= */
+
+/* FEAT_VHE: at EL2 with HCR_EL2.E2H == 1, the PMSCR_EL1 encoding accesses PMSCR_EL2. */
+static uint32_t redirect(const spu_t *spu, uint32_t enc)
+{
+    if (enc == SPU_PMSCR_EL1 && spu->ctx.el == 2 && spu->ctx.hcr_e2h && spu->ctx.have_el2)
+        return SPU_PMSCR_EL2;
+    return enc;
+}
+
+armprof_err spu_reg_read(spu_t *spu, uint32_t enc, uint64_t *val)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_read(&spu->rf, redirect(spu, enc), val);
+}
+
+armprof_err spu_reg_write(spu_t *spu, uint32_t enc, uint64_t val)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_write(&spu->rf, redirect(spu, enc), val);
+}
+
+armprof_err spu_reg_peek(const spu_t *spu, uint32_t enc, uint64_t *val)
+{
+    if (!spu || !val)
+        return ARMPROF_ERR_INVAL;
+    const ap_regdef *r = ap_reg_find(&spu->rf, enc);
+    if (!r)
+        return ARMPROF_ERR_NOREG;
+    uint64_t v = spu->regs[r->slot];
+    *val = r->read ? r->read((void *)spu, r, v) : v;
+    return ARMPROF_OK;
+}
+
+size_t spu_reg_count(const spu_t *spu)
+{
+    (void)spu;
+    return spu_regdefs_count;
+}
+
+armprof_err spu_reg_info_at(const spu_t *spu, size_t i, spu_reg_info *info)
+{
+    if (!spu || !info || i >= spu_regdefs_count)
+        return ARMPROF_ERR_INVAL;
+    const ap_regdef *r = &spu_regdefs[i];
+    const ap_regdef *t = r;
+    if (r->flags & AP_REG_ALIAS)
+        for (size_t j = 0; j < spu_regdefs_count; j++)
+            if (spu_regdefs[j].slot == r->slot && !(spu_regdefs[j].flags & AP_REG_ALIAS))
+                t = &spu_regdefs[j];
+    info->name = r->name;
+    info->enc = r->enc;
+    info->reset = t->read ? t->read((void *)spu, t, t->reset) : t->reset;
+    info->res0 = ap_reg_res0(&spu->rf, t);
+    info->ro = t->ro;
+    info->read_only = (t->flags & AP_REG_RO) != 0;
+    info->alias = (r->flags & AP_REG_ALIAS) != 0;
+    info->unknown_at_reset = (t->flags & AP_REG_NORESET) != 0;
+    return ARMPROF_OK;
+}
+
+/* =============================================================================================
+ * Management events (§3.5)
+ * ============================================================================================= */
+
+static void discard(spu_t *spu, spu_discard_reason why, uint64_t n)
+{
+    spu->st.discarded[why] += n;
+    spu->st.records_discarded += n;
+}
+
+static void fifo_discard_all(spu_t *spu, spu_discard_reason why)
+{
+    discard(spu, why, spu->fifo_nrec);
+    fifo_clear(spu);
+}
+
+typedef enum { MGMT_FULL, MGMT_FAULT, MGMT_EXT_ABORT, MGMT_OTHER } mgmt_kind;
+
+/* A Profiling Buffer management event: S=1, the syndrome, PMBPTR_EL1, PMBIRQ asserted; all
+ * buffered records are discarded while S is 1. `dl` sets DL (it is otherwise unchanged). */
+static void mgmt_event(spu_t *spu, mgmt_kind kind, uint8_t ec, uint8_t mss, bool dl, bool ea,
+                       uint64_t ptr)
+{
+    uint64_t sr = spu_reg(spu, R_PMBSR_EL1);
+    sr = ap_field_set(sr, PMBSR_S, 1);
+    sr = ap_field_set(sr, PMBSR_EC, ec);
+    sr = ap_field_set(sr, PMBSR_MSS, mss);
+    if (dl)
+        sr = ap_field_set(sr, PMBSR_DL, 1);
+    if (ea)
+        sr = ap_field_set(sr, PMBSR_EA, 1);
+    spu->regs[R_PMBSR_EL1] = sr;
+    spu->regs[R_PMBPTR_EL1] = ptr;
+    spu->unit_ptr = ptr;
+    spu->ptr_checked = false;
+    spu->st.management_events++;
+    if (kind == MGMT_FULL)
+        spu->st.buffer_full_events++;
+    else if (kind == MGMT_FAULT)
+        spu->st.fault_events++;
+    else if (kind == MGMT_EXT_ABORT)
+        spu->st.ext_abort_events++;
+    /* FEAT_SPEv1p2: PMBLIMITR_EL1.PMFZ freezes the PMU on a management event. */
+    if (spu->cfg.feat_spev1p2 && ap_field_get(PMBLIMITR_PMFZ, spu_reg(spu, R_PMBLIMITR_EL1)) &&
+        spu->ops.pmu_freeze)
+        spu->ops.pmu_freeze(spu->ops.user);
+    spu_set_irq(spu);
+    fifo_discard_all(spu, SPU_DISCARD_SERVICE);
+    spu_reevaluate(spu);
+}
+
+/* =============================================================================================
+ * The buffer writer (§3.4, §3.5, seed 000 D17.7.4)
+ * ============================================================================================= */
+
+static uint64_t limit_addr(const spu_t *spu)
+{
+    return spu_reg(spu, R_PMBLIMITR_EL1) & PMBLIMITR_LIMIT;
+}
+
+/* RHXSYK and RHLXGD, checked once for each value software gives PMBPTR_EL1. A pointer that
+ * equals where the unit last left it is a restored saved pointer: RHLXGD's alignment rule does
+ * not apply to it. */
+static bool ptr_rules_hold(spu_t *spu, uint64_t ptr)
+{
+    uint64_t lim = limit_addr(spu);
+    uint64_t rec = 1ull << spu->cfg.max_size;
+    const char *broken = NULL;
+    if ((ptr >> 56) != (lim >> 56))
+        broken = "RHXSYK: PMBPTR_EL1.PTR[63:56] != PMBLIMITR_EL1.LIMIT[63:56]";
+    else if (lim < rec || ptr > lim - rec)
+        broken = "RHXSYK: PMBPTR_EL1 is not at least one maximum-size record below the limit";
+    else if (ptr != spu->unit_ptr && (ptr & ((1ull << spu->cfg.align) - 1)))
+        broken = "RHLXGD: PMBPTR_EL1 is not aligned to 2^PMBIDR_EL1.Align";
+    if (!broken)
+        return true;
+    ap_log(&spu->ops, ARMPROF_LOG_WARN,
+           "%s (PMBPTR_EL1=0x%016llx PMBLIMITR_EL1=0x%016llx): CONSTRAINED UNPREDICTABLE (RPGGHS), "
+           "behaving as ptr_policy=%s",
+           broken, (unsigned long long)ptr, (unsigned long long)spu_reg(spu, R_PMBLIMITR_EL1),
+           spu->cfg.ptr_policy == SPU_PTR_BUFFER_FULL ? "buffer-full"
+           : spu->cfg.ptr_policy == SPU_PTR_DISCARD   ? "discard"
+                                                      : "write");
+    return false;
+}
+
+/* Write one complete record at PMBPTR_EL1. Exactly one outcome: written, or discarded with a
+ * reason (and possibly a management event). */
+static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
+{
+    uint64_t sr = spu_reg(spu, R_PMBSR_EL1);
+    if (ap_field_get(PMBSR_S, sr)) {
+        discard(spu, SPU_DISCARD_SERVICE, 1);
+        return;
+    }
+    if (!spu->buf_enabled) {
+        /* §3.6.1: buffer disabled with records still buffered (no PSB CSYNC before the change):
+         * armprof discards them silently, one of the permitted outcomes. */
+        discard(spu, SPU_DISCARD_DISABLED, 1);
+        return;
+    }
+    if (ap_field_get(PMBLIMITR_FM, spu_reg(spu, R_PMBLIMITR_EL1)) == PMBLIMITR_FM_DISCARD) {
+        discard(spu, SPU_DISCARD_MODE, 1);
+        return;
+    }
+    uint64_t ptr = spu_reg(spu, R_PMBPTR_EL1);
+    uint64_t lim = limit_addr(spu);
+    if (!spu->ptr_checked) {
+        if (ptr_rules_hold(spu, ptr)) {
+            spu->ptr_checked = true;
+        } else if (spu->cfg.ptr_policy == SPU_PTR_BUFFER_FULL) {
+            discard(spu, SPU_DISCARD_PTR, 1);
+            mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+            return;
+        } else if (spu->cfg.ptr_policy == SPU_PTR_DISCARD) {
+            discard(spu, SPU_DISCARD_PTR, 1);
+            return;
+        }
+    }
+    /* Never at or past the limit, whatever software did. */
+    if (ptr >= lim || lim - ptr < len) {
+        discard(spu, SPU_DISCARD_PTR, 1);
+        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+        return;
+    }
+    /* Write in pieces that do not cross a write_granule (page) boundary. */
+    uint32_t done = 0;
+    while (done < len) {
+        uint64_t a = ptr + done;
+        uint32_t room = spu->cfg.write_granule - (uint32_t)(a & (spu->cfg.write_granule - 1));
+        uint32_t n = len - done < room ? len - done : room;
+        armprof_mem_result res = { .status = ARMPROF_MEM_OK };
+        if (spu->ops.mem_write)
+            res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
+        if (res.status == ARMPROF_MEM_OK) {
+            done += n;
+            spu->st.bytes_written += n;
+            continue;
+        }
+        uint32_t w = res.written < n ? res.written : n;
+        spu->st.bytes_written += w;
+        uint64_t at = a + w;
+        bool partial = at != ptr; /* bytes of this record are already in memory */
+        if (res.status == ARMPROF_MEM_FAULT) {
+            /* §3.5.3: EC for the stage, FSC, PMBPTR_EL1 = the faulting address; DL when it is
+             * not the first byte after the last complete record. Faults outrank buffer full
+             * (§3.5.1): the record never completes, so no full check follows. */
+            uint8_t ec = res.ec ? res.ec : ARMPROF_EC_S1_ABORT;
+            discard(spu, SPU_DISCARD_FAULT, 1);
+            mgmt_event(spu, MGMT_FAULT, ec, res.fsc & 0x3f, partial, false, at);
+            return;
+        }
+        /* External abort (§3.5.4). */
+        if (spu->cfg.ea == SPU_EA_IGNORE || spu->cfg.ea == SPU_EA_SERROR) {
+            if (spu->cfg.ea == SPU_EA_SERROR) {
+                spu->st.serrors++;
+                if (spu->ops.serror)
+                    spu->ops.serror(spu->ops.user);
+            }
+            /* The unit does not see the abort: it carries on as if the bytes were written. */
+            discard(spu, SPU_DISCARD_EXT_ABORT, 1);
+            spu->regs[R_PMBPTR_EL1] = ptr + len;
+            spu->unit_ptr = ptr + len;
+            goto after_write;
+        }
+        uint8_t ec = res.ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
+        uint8_t fsc = res.fsc ? res.fsc : (res.async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE);
+        discard(spu, SPU_DISCARD_FAULT, 1);
+        /* Asynchronous: DL = 1 and PMBPTR_EL1 is not the aborted address (armprof leaves it
+         * past the record, where the writer had got to). Synchronous: PMBPTR_EL1 = the aborted
+         * address, DL when that is not the first byte of the record. */
+        if (res.async)
+            mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, true, true, ptr + len);
+        else
+            mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, partial, true, at);
+        return;
+    }
+    spu->st.records_written++;
+    spu->regs[R_PMBPTR_EL1] = ptr + len;
+    spu->unit_ptr = ptr + len;
+after_write:
+    /* §3.5.2: not enough room left for a maximum-size record: buffer full. */
+    ptr = spu_reg(spu, R_PMBPTR_EL1);
+    if (lim - ptr < (1ull << spu->cfg.max_size) || ptr > lim)
+        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+}
+
+/* =============================================================================================
+ * The record FIFO
+ * ============================================================================================= */
+
+static uint32_t ring_size(const spu_t *spu) { return fifo_ring_bytes(&spu->cfg); }
+
+/* Bytes of the FIFO ring in use (undrained bytes plus the drained part of the head record). */
+static uint32_t fifo_used(const spu_t *spu) { return spu->fifo_level + spu->head_drained; }
+
+static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
+{
+    if (spu->fifo_level + len > spu->cfg.fifo_bytes || spu->fifo_nrec == spu->fifo_nrec_cap)
+        return false;
+    uint32_t rs = ring_size(spu);
+    uint32_t off = (spu->fifo_head + fifo_used(spu)) % rs;
+    uint32_t first = len < rs - off ? len : rs - off;
+    memcpy(spu->fifo_data + off, b, first);
+    memcpy(spu->fifo_data, b + first, len - first);
+    uint32_t idx = (spu->fifo_rhead + spu->fifo_nrec) % spu->fifo_nrec_cap;
+    spu->fifo_recs[idx].off = off;
+    spu->fifo_recs[idx].len = (uint16_t)len;
+    spu->fifo_nrec++;
+    spu->fifo_level += len;
+    if (spu->fifo_level > spu->st.fifo_bytes_max)
+        spu->st.fifo_bytes_max = spu->fifo_level;
+    return true;
+}
+
+/* The head record has fully drained: hand it to the buffer writer. */
+static void fifo_pop_write(spu_t *spu)
+{
+    const spu_fifo_rec *r = &spu->fifo_recs[spu->fifo_rhead];
+    uint32_t rs = ring_size(spu);
+    uint32_t len = r->len;
+    const uint8_t *p = spu->fifo_data + r->off;
+    if (r->off + len > rs) {
+        uint32_t first = rs - r->off;
+        memcpy(spu->scratch, p, first);
+        memcpy(spu->scratch + first, spu->fifo_data, len - first);
+        p = spu->scratch;
+    }
+    /* The bytes stay valid through write_record(): a management event only resets indices. */
+    spu->fifo_head = (r->off + len) % rs;
+    spu->fifo_rhead = (spu->fifo_rhead + 1) % spu->fifo_nrec_cap;
+    spu->fifo_nrec--;
+    spu->head_drained = 0;
+    write_record(spu, p, len);
+}
+
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. */
+static void fifo_drain(spu_t *spu, uint64_t bytes)
+{
+    while (bytes && spu->fifo_nrec) {
+        uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
+        uint32_t n = bytes < left ? (uint32_t)bytes : left;
+        spu->head_drained += n;
+        spu->fifo_level -= n;
+        spu->drained_total += n;
+        bytes -= n;
+        if (n == left)
+            fifo_pop_write(spu);
+    }
+}
+
+/* =============================================================================================
+ * Records
+ * ============================================================================================= */
+
+static uint16_t saturate(const spu_t *spu, uint32_t v)
+{
+    uint32_t max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
+    return (uint16_t)(v > max ? max : v);
+}
+
+enum { OPTYPE_OTHER, OPTYPE_LOAD, OPTYPE_STORE, OPTYPE_BRANCH };
+
+/* §3.3.1 collection controls, evaluated when the operation is sampled. */
+static bool collect_context1(const spu_t *spu)
+{
+    const armprof_pe_ctx *c = &spu->ctx;
+    if (c->el == 2)
+        return false;
+    if (armprof_pe_security(c) != ARMPROF_SECURE && c->have_el2 && c->hcr_tge)
+        return false;
+    return ap_field_get(PMSCR_CX, spu_reg(spu, R_PMSCR_EL1));
+}
+
+static bool collect_context2(const spu_t *spu)
+{
+    const armprof_pe_ctx *c = &spu->ctx;
+    if (!c->have_el2 || armprof_pe_security(c) == ARMPROF_SECURE)
+        return false;
+    return ap_field_get(PMSCR_CX, spu_reg(spu, R_PMSCR_EL2));
+}
+
+/* CollectTimeStamp(): 0 none, 1 virtual, 2 physical. */
+static uint8_t collect_timestamp(const spu_t *spu)
+{
+    armprof_security ss = spu->regime.ss;
+    uint8_t el = spu->regime.el;
+    uint64_t s1 = spu_reg(spu, R_PMSCR_EL1), s2 = spu_reg(spu, R_PMSCR_EL2);
+    if (!ap_field_get(PMSCR_TS, el == 2 ? s2 : s1))
+        return 0;
+    bool pct;
+    if (ss != ARMPROF_SECURE && spu->ctx.have_el2)
+        pct = ap_field_get(PMSCR_PCT_BIT0, s2) && (el == 2 || ap_field_get(PMSCR_PCT_BIT0, s1));
+    else
+        pct = ap_field_get(PMSCR_PCT_BIT0, s1);
+    return pct ? 2 : 1;
+}
+
+/* CollectPhysicalAddress() */
+static bool collect_pa(const spu_t *spu)
+{
+    uint64_t s1 = spu_reg(spu, R_PMSCR_EL1), s2 = spu_reg(spu, R_PMSCR_EL2);
+    if (spu->regime.ss != ARMPROF_SECURE && spu->ctx.have_el2)
+        return ap_field_get(PMSCR_PA, s2) && (spu->regime.el == 2 || ap_field_get(PMSCR_PA, s1));
+    return ap_field_get(PMSCR_PA, s1);
+}
+
+/* CollectRecord(): the filters of §3.2.2, evaluated when the record is complete. */
+static bool collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat, int optype)
+{
+    uint64_t fcr = spu_reg(spu, R_PMSFCR_EL1);
+    if (ap_field_get(PMSFCR_FE, fcr)) {
+        uint64_t m = spu_reg(spu, R_PMSEVFR_EL1) & PMSEVFR_FILTERABLE;
+        if (spu_reg(spu, R_PMSEVFR_EL1) == 0 && spu->cfg.cu_fe_zero_discards)
+            return false;
+        if (~events & m)
+            return false;
+    }
+    if (ap_field_get(PMSFCR_FNE, fcr) && spu->cfg.feat_spev1p2) {
+        /* FEAT_SPEv1p2 inverted filter: discard a record with any event in PMSNEVFR_EL1. */
+        if (events & spu_reg(spu, R_PMSNEVFR_EL1) & PMSEVFR_FILTERABLE)
+            return false;
+    }
+    if (ap_field_get(PMSFCR_FT, fcr)) {
+        bool b = ap_field_get(PMSFCR_B, fcr), ld = ap_field_get(PMSFCR_LD, fcr),
+             st = ap_field_get(PMSFCR_ST, fcr);
+        if (!b && !ld && !st && spu->cfg.cu_ft_zero_discards)
+            return false;
+        switch (optype) {
+        case OPTYPE_BRANCH: if (!b) return false; break;
+        case OPTYPE_LOAD: if (!ld) return false; break;
+        case OPTYPE_STORE: if (!st) return false; break;
+        default: return false;
+        }
+    }
+    if (ap_field_get(PMSFCR_FL, fcr)) {
+        uint64_t minlat = spu_reg(spu, R_PMSLATFR_EL1) & AP_GENMASK(15, 0);
+        if (minlat == 0 && spu->cfg.cu_fl_zero_discards)
+            return false;
+        if (total_lat < minlat)
+            return false;
+    }
+    return true;
+}
+
+static int op_type_of(const spu_op *op)
+{
+    switch (op->op_class) {
+    case SPE_CLASS_BRANCH: return OPTYPE_BRANCH;
+    case SPE_CLASS_LDST: return (op->op_subclass & SPE_LDST_ST) ? OPTYPE_STORE : OPTYPE_LOAD;
+    default: return OPTYPE_OTHER;
+    }
+}
+
+/* Build the record of a sampled operation (everything but the timestamp). */
+static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
+{
+    spe_record *r = &s->rec;
+    const armprof_pe_ctx *c = &spu->ctx;
+    memset(r, 0, sizeof(*r));
+    bool exc = (op->flags & SPU_OP_EXCEPTION) != 0;
+    uint64_t ev = op->events & ~(AP_BIT(SPE_EV_EXCEPTION) | AP_BIT(SPE_EV_RETIRED));
+    if (exc)
+        ev |= AP_BIT(SPE_EV_EXCEPTION);
+    else if (!(op->flags & SPU_OP_NOT_RETIRED))
+        ev |= AP_BIT(SPE_EV_RETIRED);
+    /* 2.3.5: a misspeculated operation has neither E[0] nor E[1]. */
+    if (op->flags & SPU_OP_NOT_RETIRED)
+        ev &= ~(AP_BIT(SPE_EV_EXCEPTION) | AP_BIT(SPE_EV_RETIRED));
+    r->events = ev;
+    s->events = ev;
+    s->total_lat = op->total_lat;
+    s->optype = (uint8_t)op_type_of(op);
+
+    r->present = SPE_R_PC | SPE_R_OPTYPE;
+    r->pc = op->pc & AP_GENMASK(55, 0);
+    r->pc_el = c->el;
+    r->pc_ns = armprof_pe_security(c) != ARMPROF_SECURE;
+    r->op_class = op->op_class;
+    r->op_subclass = op->op_subclass;
+    if (collect_context1(spu)) {
+        r->present |= SPE_R_CONTEXT_EL1;
+        r->context_el1 = (uint32_t)c->contextidr_el1;
+    }
+    if (collect_context2(spu)) {
+        r->present |= SPE_R_CONTEXT_EL2;
+        r->context_el2 = (uint32_t)c->contextidr_el2;
+    }
+    s->ts_kind = collect_timestamp(spu);
+    if (exc)
+        return; /* 2.3.5: armprof records only PC, type, events and time for an exception */
+    r->present |= SPE_R_TOTAL_LAT | SPE_R_ISSUE_LAT;
+    r->total_lat = saturate(spu, op->total_lat);
+    r->issue_lat = saturate(spu, op->issue_lat);
+    if (op->op_class == SPE_CLASS_BRANCH && (op->flags & SPU_OP_HAS_TARGET)) {
+        r->present |= SPE_R_TARGET;
+        r->target = op->target & AP_GENMASK(55, 0);
+        r->target_el = op->target_el;
+        r->target_ns = op->target_ns;
+    }
+    if (op->op_class == SPE_CLASS_LDST) {
+        if (op->flags & SPU_OP_HAS_XLAT) {
+            r->present |= SPE_R_XLAT_LAT;
+            r->xlat_lat = saturate(spu, op->xlat_lat);
+        }
+        if (op->flags & SPU_OP_HAS_VA) {
+            r->present |= SPE_R_DATA_VA;
+            r->data_va = op->data_va & AP_GENMASK(55, 0);
+            r->data_va_tag = (uint8_t)(op->data_va >> 56);
+        }
+        if ((op->flags & SPU_OP_HAS_PA) && collect_pa(spu)) {
+            r->present |= SPE_R_DATA_PA;
+            r->data_pa = op->data_pa & AP_GENMASK(55, 0);
+            r->data_pa_ns = op->data_pa_ns;
+        }
+        if ((op->flags & SPU_OP_HAS_DSRC) && spu->cfg.lds && !(op->op_subclass & SPE_LDST_ST)) {
+            r->present |= SPE_R_DATA_SOURCE;
+            r->data_source = op->data_source;
+        }
+    }
+}
+
+static uint64_t timestamp_now(const spu_t *spu, uint8_t kind)
+{
+    uint64_t phys = spu->now / spu->cfg.cycles_per_tick;
+    if (kind == 2 || spu->ctx.cntvoff_zero)
+        return phys;
+    return phys - spu->ctx.cntvoff;
+}
+
+/* The sampled operation in slot s completes: capture, filter, encode. */
+static void complete_slot(spu_t *spu, spu_slot *s)
+{
+    s->completed = true;
+    s->collect = collect_record(spu, s->events, s->total_lat, s->optype);
+    if (!s->collect) {
+        spu->st.filtered_out++;
+        return;
+    }
+    spu->st.filtrate++;
+    emit(spu, ARMPROF_EV_SAMPLE_FILTRATE, 1);
+    spe_record *r = &s->rec;
+    if (s->ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off)) {
+        r->present |= SPE_R_TIMESTAMP;
+        r->timestamp = spu->ctx.timer_enabled ? timestamp_now(spu, s->ts_kind) : 0;
+    }
+    spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
+                          .count_size = spu->cfg.count_size };
+    size_t n = spe_encode(r, &fc, s->bytes, sizeof(s->bytes));
+    s->len = (uint16_t)n;
+    if (spu->rec_hook)
+        spu->rec_hook(spu->rec_hook_user, r, s->bytes, n);
+}
+
+static void free_slot(spu_t *spu, spu_slot *s)
+{
+    s->used = false;
+    spu->inflight--;
+}
+
+static void recompute_next_complete(spu_t *spu)
+{
+    uint64_t m = UINT64_MAX;
+    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
+        const spu_slot *s = &spu->slots[i];
+        if (s->used && !s->completed && s->complete_at < m)
+            m = s->complete_at;
+    }
+    spu->next_complete = m;
+}
+
+/* Oldest completed slot (records enter the FIFO in the order they were sampled). */
+static spu_slot *oldest_waiting(spu_t *spu, bool *blocked_by_incomplete)
+{
+    spu_slot *best = NULL;
+    *blocked_by_incomplete = false;
+    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
+        spu_slot *s = &spu->slots[i];
+        if (s->used && (!best || s->seq < best->seq))
+            best = s;
+    }
+    if (best && !best->completed) {
+        *blocked_by_incomplete = true;
+        return NULL;
+    }
+    return best;
+}
+
+/* Clock edge, part 2: completions at or before `now` are captured; completed records enter the
+ * FIFO in sampling order while it has room. A slot is freed when its record is accepted (or
+ * when the record is not going to the FIFO at all). */
+static void accept_completed(spu_t *spu)
+{
+    if (spu->next_complete <= spu->now) {
+        for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
+            spu_slot *s = &spu->slots[i];
+            if (s->used && !s->completed && s->complete_at <= spu->now)
+                complete_slot(spu, s);
+        }
+        recompute_next_complete(spu);
+    }
+    for (;;) {
+        bool blocked;
+        spu_slot *s = oldest_waiting(spu, &blocked);
+        if (!s)
+            break;
+        if (!s->collect) {
+            free_slot(spu, s);
+            continue;
+        }
+        if (ap_field_get(PMBSR_S, spu_reg(spu, R_PMBSR_EL1))) {
+            /* While S is 1 all buffered records are discarded. */
+            discard(spu, SPU_DISCARD_SERVICE, 1);
+            free_slot(spu, s);
+            continue;
+        }
+        if (!fifo_push(spu, s->bytes, s->len)) {
+            spu->st.fifo_full_cycles++;
+            break;
+        }
+        free_slot(spu, s);
+    }
+}
+
+/* =============================================================================================
+ * The sample interval counter (§3.1)
+ * ============================================================================================= */
+
+/*
+ * One member of the sample population while profiling is enabled. Returns true when this
+ * operation is the one selected for sampling.
+ *   COUNT != 0: COUNT decrements. COUNT == 0: this operation is the sample point and COUNT
+ *   reloads (INTERVAL:0x00, or INTERVAL:random with RND=1, ERnd=0), which makes the interval
+ *   INTERVAL x 256 + 1 (§3.1.2 note). With RND=1 and ERnd=1 the sample point instead loads
+ *   ECOUNT with a random value, and the operation at which ECOUNT (decrementing while non-zero)
+ *   reaches zero is selected (immediately when the random value is 0).
+ */
+static bool counter_tick(spu_t *spu)
+{
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    uint32_t count = (uint32_t)ap_field_get(PMSICR_COUNT, icr);
+    uint8_t ecount = spu->cfg.ernd ? (uint8_t)ap_field_get(PMSICR_ECOUNT, icr) : 0;
+    bool fire = false;
+    if (spu->sample_pending) {
+        spu->sample_pending = false;
+        fire = true;
+    }
+    bool point = false;
+    if (ecount) {
+        ecount--;
+        if (!ecount)
+            point = true;
+    }
+    if (count) {
+        count--;
+    } else {
+        uint64_t irr = spu->regs[R_PMSIRR_EL1];
+        bool rnd = ap_field_get(PMSIRR_RND, irr);
+        count = (uint32_t)(ap_field_get(PMSIRR_INTERVAL, irr) << 8);
+        if (rnd && spu->cfg.ernd) {
+            ecount = ap_rng_draw8(&spu->rng);
+            if (!ecount)
+                point = true;
+        } else {
+            if (rnd)
+                count |= ap_rng_draw8(&spu->rng);
+            point = true;
+        }
+    }
+    icr = ap_field_set(icr, PMSICR_COUNT, count);
+    if (spu->cfg.ernd)
+        icr = ap_field_set(icr, PMSICR_ECOUNT, ecount);
+    spu->regs[R_PMSICR_EL1] = icr;
+    if (point) {
+        if (spu->cfg.sample_next_op)
+            spu->sample_pending = true;
+        else
+            fire = true;
+    }
+    return fire;
+}
+
+uint64_t spu_ops_until_sample(const spu_t *spu)
+{
+    if (!spu->prof_enabled)
+        return UINT64_MAX;
+    if (spu->sample_pending)
+        return 0;
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    uint64_t n = ap_field_get(PMSICR_COUNT, icr);
+    if (spu->cfg.ernd) {
+        uint64_t e = ap_field_get(PMSICR_ECOUNT, icr);
+        if (e && e - 1 < n)
+            n = e - 1;
+    }
+    return n;
+}
+
+uint64_t spu_skip(spu_t *spu, uint64_t n)
+{
+    uint64_t k = spu_ops_until_sample(spu);
+    if (k == UINT64_MAX)
+        return 0; /* profiling disabled: operations are not in the population */
+    if (n < k)
+        k = n;
+    if (!k)
+        return 0;
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    icr = ap_field_set(icr, PMSICR_COUNT, ap_field_get(PMSICR_COUNT, icr) - k);
+    if (spu->cfg.ernd && ap_field_get(PMSICR_ECOUNT, icr))
+        icr = ap_field_set(icr, PMSICR_ECOUNT, ap_field_get(PMSICR_ECOUNT, icr) - k);
+    spu->regs[R_PMSICR_EL1] = icr;
+    spu->st.population += k;
+    emit(spu, ARMPROF_EV_SAMPLE_POP, k);
+    return k;
+}
+
+static spu_op_result retire_one(spu_t *spu, const spu_op *op)
+{
+    if (!spu->prof_enabled)
+        return SPU_OP_NOT_COUNTED;
+    spu->st.population++;
+    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    if (!counter_tick(spu))
+        return SPU_OP_COUNTED;
+    if (spu->inflight >= spu->cfg.max_inflight) {
+        /* §3.1.4: collision: SAMPLE_COLLISION and PMBSR_EL1.COLL. */
+        spu->st.collisions++;
+        spu->regs[R_PMBSR_EL1] = ap_field_set(spu->regs[R_PMBSR_EL1], PMBSR_COLL, 1);
+        emit(spu, ARMPROF_EV_SAMPLE_COLLISION, 1);
+        return SPU_OP_COLLIDED;
+    }
+    spu->st.feed++;
+    emit(spu, ARMPROF_EV_SAMPLE_FEED, 1);
+    spu_slot *s = NULL;
+    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++)
+        if (!spu->slots[i].used) {
+            s = &spu->slots[i];
+            break;
+        }
+    memset(s, 0, sizeof(*s));
+    s->used = true;
+    s->seq = spu->next_seq++;
+    s->complete_at = spu->now + op->total_lat;
+    spu->inflight++;
+    build_record(spu, op, s);
+    if (s->complete_at < spu->next_complete)
+        spu->next_complete = s->complete_at;
+    return SPU_OP_SAMPLED;
+}
+
+spu_op_result spu_retire(spu_t *spu, const spu_op *op)
+{
+    spu_op_result r = retire_one(spu, op);
+    /* Transaction level: an operation that completes at once is captured at once. */
+    if (r == SPU_OP_SAMPLED && spu->next_complete <= spu->now)
+        accept_completed(spu);
+    return r;
+}
+
+/* =============================================================================================
+ * Time
+ * ============================================================================================= */
+
+/* One clock edge: drain, then accept completed records; time moves on by one cycle. */
+static void edge(spu_t *spu)
+{
+    if (spu->fifo_nrec)
+        fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
+    accept_completed(spu);
+    if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
+        spu->st.service_cycles++;
+    spu->now++;
+}
+
+/* Edges before the next one at which something other than steady draining happens. */
+static uint64_t quiet_edges(const spu_t *spu)
+{
+    uint64_t q = UINT64_MAX;
+    if (spu->next_complete != UINT64_MAX)
+        q = spu->next_complete > spu->now ? spu->next_complete - spu->now : 0;
+    if (spu->fifo_nrec) {
+        uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
+        uint64_t r = spu->cfg.drain_bytes_per_cycle;
+        uint64_t e = (left + r - 1) / r; /* the edge that finishes the head record */
+        if (e - 1 < q)
+            q = e - 1;
+    }
+    /* Completed records waiting for FIFO room only move when the head record is written. */
+    return q;
+}
+
+void spu_advance(spu_t *spu, uint64_t cycles)
+{
+    while (cycles) {
+        uint64_t q = quiet_edges(spu);
+        if (q > cycles)
+            q = cycles;
+        if (q) {
+            /* q edges of plain draining: no record finishes, no operation completes. */
+            if (spu->fifo_nrec) {
+                uint64_t b = q * spu->cfg.drain_bytes_per_cycle;
+                spu->head_drained += (uint32_t)b;
+                spu->fifo_level -= (uint32_t)b;
+                spu->drained_total += b;
+            }
+            if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
+                spu->st.service_cycles += q;
+            /* Waiting completed records retry at every edge; count those cycles. */
+            bool blocked;
+            spu_slot *w = oldest_waiting(spu, &blocked);
+            if (w && w->collect)
+                spu->st.fifo_full_cycles += q;
+            spu->now += q;
+            cycles -= q;
+            continue;
+        }
+        edge(spu);
+        cycles--;
+    }
+}
+
+uint64_t spu_cycles_to_next_event(const spu_t *spu)
+{
+    uint64_t q = quiet_edges(spu);
+    return q == UINT64_MAX ? UINT64_MAX : q + 1;
+}
+
+uint64_t spu_now(const spu_t *spu) { return spu->now; }
+
+void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        spu_op_result r = retire_one(spu, &ops[i]);
+        if (result)
+            result[i] = r;
+    }
+    edge(spu);
+}
+
+void spu_psb_csync(spu_t *spu)
+{
+    /* Completed records first enter the FIFO, then everything in it is written. */
+    for (;;) {
+        accept_completed(spu);
+        if (!spu->fifo_nrec)
+            break;
+        fifo_drain(spu, spu->fifo_level);
+    }
+}
+
+/* =============================================================================================
+ * Observation
+ * ============================================================================================= */
+
+const char *spu_discard_reason_name(spu_discard_reason r)
+{
+    switch (r) {
+    case SPU_DISCARD_SERVICE: return "service";
+    case SPU_DISCARD_DISABLED: return "disabled";
+    case SPU_DISCARD_MODE: return "discard_mode";
+    case SPU_DISCARD_FAULT: return "fault";
+    case SPU_DISCARD_PTR: return "write_pointer";
+    case SPU_DISCARD_EXT_ABORT: return "external_abort";
+    case SPU_DISCARD__COUNT: break;
+    }
+    return "unknown";
+}
+
+void spu_get_stats(const spu_t *spu, spu_stats *st)
+{
+    *st = spu->st;
+    st->fifo_bytes_now = spu->fifo_level;
+    st->inflight_now = spu->inflight;
+}
+
+void spu_get_probe(const spu_t *spu, spu_probe *p)
+{
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    p->count = (uint32_t)ap_field_get(PMSICR_COUNT, icr);
+    p->ecount = (uint8_t)ap_field_get(PMSICR_ECOUNT, icr);
+    p->ecount_active = p->ecount != 0;
+    p->fifo_level = spu->fifo_level;
+    p->inflight = spu->inflight;
+    p->drained = spu->drained_total;
+    p->rng_state = spu->rng.state;
+}
+
+void spu_set_record_hook(spu_t *spu, spu_record_fn fn, void *user)
+{
+    spu->rec_hook = fn;
+    spu->rec_hook_user = user;
+}
+
+/* =============================================================================================
+ * Checkpoints
+ * ============================================================================================= */
+
+armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!spu || !len)
+        return ARMPROF_ERR_INVAL;
+    ap_state_writer w;
+    ap_state_begin(&w, buf, cap, SPU_STATE_TAG, SPU_STATE_VERSION, cfg_hash(&spu->cfg));
+    ap_state_put(&w, &spu->ctx, sizeof(spu->ctx));
+    ap_state_put(&w, spu->regs, sizeof(spu->regs));
+    ap_state_put_u32(&w, spu->rng.state);
+    ap_state_put_u32(&w, spu->sample_pending);
+    ap_state_put_u32(&w, spu->irq);
+    ap_state_put_u64(&w, spu->now);
+    ap_state_put_u64(&w, spu->next_seq);
+    ap_state_put_u32(&w, spu->inflight);
+    ap_state_put(&w, spu->slots, spu->cfg.max_inflight * sizeof(spu_slot));
+    ap_state_put(&w, spu->fifo_data, ring_size(spu));
+    ap_state_put_u32(&w, spu->fifo_head);
+    ap_state_put_u32(&w, spu->fifo_level);
+    ap_state_put(&w, spu->fifo_recs, spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
+    ap_state_put_u32(&w, spu->fifo_rhead);
+    ap_state_put_u32(&w, spu->fifo_nrec);
+    ap_state_put_u32(&w, spu->head_drained);
+    ap_state_put_u64(&w, spu->drained_total);
+    ap_state_put_u64(&w, spu->unit_ptr);
+    ap_state_put_u32(&w, spu->ptr_checked);
+    ap_state_put(&w, &spu->st, sizeof(spu->st));
+    armprof_err e = ap_state_end(&w);
+    *len = w.len;
+    return e;
+}
+
+armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    ap_state_reader r;
+    armprof_err e = ap_state_open(&r, buf, len, SPU_STATE_TAG, SPU_STATE_VERSION, cfg_hash(&spu->cfg));
+    if (e != ARMPROF_OK)
+        return e;
+    /* Read into a scratch copy first so a corrupt payload leaves the unit untouched. */
+    spu_t *t = malloc(sizeof(*t));
+    spu_slot *slots = malloc(spu->cfg.max_inflight * sizeof(spu_slot));
+    uint8_t *fd = malloc(ring_size(spu));
+    spu_fifo_rec *fr = malloc(spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
+    if (!t || !slots || !fd || !fr) {
+        free(t); free(slots); free(fd); free(fr);
+        return ARMPROF_ERR_NOMEM;
+    }
+    *t = *spu;
+    ap_state_get(&r, &t->ctx, sizeof(t->ctx));
+    ap_state_get(&r, t->regs, sizeof(t->regs));
+    t->rng.state = ap_state_get_u32(&r);
+    t->sample_pending = ap_state_get_u32(&r) != 0;
+    t->irq = ap_state_get_u32(&r) != 0;
+    t->now = ap_state_get_u64(&r);
+    t->next_seq = ap_state_get_u64(&r);
+    t->inflight = ap_state_get_u32(&r);
+    ap_state_get(&r, slots, spu->cfg.max_inflight * sizeof(spu_slot));
+    ap_state_get(&r, fd, ring_size(spu));
+    t->fifo_head = ap_state_get_u32(&r);
+    t->fifo_level = ap_state_get_u32(&r);
+    ap_state_get(&r, fr, spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
+    t->fifo_rhead = ap_state_get_u32(&r);
+    t->fifo_nrec = ap_state_get_u32(&r);
+    t->head_drained = ap_state_get_u32(&r);
+    t->drained_total = ap_state_get_u64(&r);
+    t->unit_ptr = ap_state_get_u64(&r);
+    t->ptr_checked = ap_state_get_u32(&r) != 0;
+    ap_state_get(&r, &t->st, sizeof(t->st));
+    e = ap_state_close(&r);
+    if (e == ARMPROF_OK && (t->inflight > spu->cfg.max_inflight || t->fifo_nrec > spu->fifo_nrec_cap ||
+                            t->fifo_rhead >= spu->fifo_nrec_cap || t->fifo_head >= ring_size(spu) ||
+                            t->fifo_level > spu->cfg.fifo_bytes || t->ctx.el > 3))
+        e = ARMPROF_ERR_STATE_CORRUPT;
+    if (e == ARMPROF_OK) {
+        memcpy(spu->slots, slots, spu->cfg.max_inflight * sizeof(spu_slot));
+        memcpy(spu->fifo_data, fd, ring_size(spu));
+        memcpy(spu->fifo_recs, fr, spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
+        t->slots = spu->slots;
+        t->fifo_data = spu->fifo_data;
+        t->fifo_recs = spu->fifo_recs;
+        *spu = *t;
+        spu->buf_enabled = buffer_enabled(spu, &spu->regime);
+        spu->prof_enabled = profiling_enabled(spu);
+        recompute_next_complete(spu);
+    }
+    free(t); free(slots); free(fd); free(fr);
+    return e;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spu_internal.h: the SPU's state, register field masks and the functions its files share. */
+#ifndef ARMPROF_SPU_INTERNAL_H
+#define ARMPROF_SPU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "armprof/spu.h"
+#include "common/bits.h"
+#include "common/regtable.h"
+#include "common/rng.h"
+
+/* ---- Register fields (REGISTERS.md, seed 001 §4.3, seed 002) ---- */
+#define PMSCR_PCT AP_GENMASK(7, 6)
+#define PMSCR_PCT_BIT0 AP_BIT(6)
+#define PMSCR_TS AP_BIT(5)
+#define PMSCR_PA AP_BIT(4)
+#define PMSCR_CX AP_BIT(3)
+#define PMSCR_E1SPE AP_BIT(1) /* PMSCR_EL2.E2SPE at the same position */
+#define PMSCR_E0SPE AP_BIT(0) /* PMSCR_EL2.E0HSPE at the same position */
+
+#define PMSICR_ECOUNT AP_GENMASK(63, 56)
+#define PMSICR_COUNT AP_GENMASK(31, 0)
+#define PMSIRR_INTERVAL AP_GENMASK(31, 8)
+#define PMSIRR_RND AP_BIT(0)
+
+#define PMSFCR_ST AP_BIT(18)
+#define PMSFCR_LD AP_BIT(17)
+#define PMSFCR_B AP_BIT(16)
+#define PMSFCR_FNE AP_BIT(3)
+#define PMSFCR_FL AP_BIT(2)
+#define PMSFCR_FT AP_BIT(1)
+#define PMSFCR_FE AP_BIT(0)
+
+/* The event bits CollectRecord() compares: E[63:48,31:24,15:12,7,5,3,1]. */
+#define PMSEVFR_FILTERABLE \
+    (AP_GENMASK(63, 48) | AP_GENMASK(31, 24) | AP_GENMASK(15, 12) | AP_BIT(7) | AP_BIT(5) | \
+     AP_BIT(3) | AP_BIT(1))
+
+#define PMSIDR_PBT AP_BIT(24)
+#define PMSIDR_FORMAT AP_GENMASK(23, 20)
+#define PMSIDR_COUNTSIZE AP_GENMASK(19, 16)
+#define PMSIDR_MAXSIZE AP_GENMASK(15, 12)
+#define PMSIDR_INTERVAL AP_GENMASK(11, 8)
+#define PMSIDR_FNE AP_BIT(6)
+#define PMSIDR_ERND AP_BIT(5)
+#define PMSIDR_LDS AP_BIT(4)
+#define PMSIDR_ARCHINST AP_BIT(3)
+#define PMSIDR_FL AP_BIT(2)
+#define PMSIDR_FT AP_BIT(1)
+#define PMSIDR_FE AP_BIT(0)
+
+#define PMBLIMITR_LIMIT AP_GENMASK(63, 12)
+#define PMBLIMITR_PMFZ AP_BIT(5)
+#define PMBLIMITR_FM AP_GENMASK(2, 1)
+#define PMBLIMITR_E AP_BIT(0)
+#define PMBLIMITR_FM_FILL 0x0
+#define PMBLIMITR_FM_DISCARD 0x2
+
+#define PMBSR_EC AP_GENMASK(31, 26)
+#define PMBSR_DL AP_BIT(19)
+#define PMBSR_EA AP_BIT(18)
+#define PMBSR_S AP_BIT(17)
+#define PMBSR_COLL AP_BIT(16)
+#define PMBSR_MSS AP_GENMASK(15, 0)
+#define PMBSR_FSC AP_GENMASK(5, 0) /* BSC in the same place */
+#define PMBSR_BSC_FILLED 0x1
+
+#define PMBMAR_SH AP_GENMASK(9, 8)
+#define PMBMAR_ATTR AP_GENMASK(7, 0)
+
+#define PMBIDR_EA AP_GENMASK(11, 8)
+#define PMBIDR_F AP_BIT(5)
+#define PMBIDR_P AP_BIT(4)
+#define PMBIDR_ALIGN AP_GENMASK(3, 0)
+
+/* Storage slots of the register table. */
+enum {
+    R_PMSCR_EL1,
+    R_PMSCR_EL2,
+    R_PMSNEVFR_EL1,
+    R_PMSICR_EL1,
+    R_PMSIRR_EL1,
+    R_PMSFCR_EL1,
+    R_PMSEVFR_EL1,
+    R_PMSLATFR_EL1,
+    R_PMSIDR_EL1,
+    R_PMBLIMITR_EL1,
+    R_PMBPTR_EL1,
+    R_PMBSR_EL1,
+    R_PMBMAR_EL1,
+    R_PMBIDR_EL1,
+    R__COUNT
+};
+
+/* A sampled operation holding an in-flight slot. */
+typedef struct spu_slot {
+    uint64_t complete_at;     /* cycle at which the op completes and its record is captured */
+    uint64_t seq;             /* sampling order */
+    bool used;
+    bool completed;           /* record captured, waiting for FIFO space */
+    bool collect;             /* passed CollectRecord() (decided at completion) */
+    uint8_t ts_kind;          /* 0 none, 1 virtual, 2 physical (CollectTimeStamp at sampling) */
+    uint16_t len;             /* encoded length once completed */
+    spe_record rec;
+    uint8_t optype;           /* OpType for CollectRecord */
+    uint32_t total_lat;       /* unsaturated, for the latency filter */
+    uint64_t events;          /* unmasked events for the event filter */
+    uint8_t bytes[2048];      /* the encoded record once completed (at most 2^MaxSize bytes) */
+} spu_slot;
+
+/* One record in the FIFO ring. */
+typedef struct spu_fifo_rec {
+    uint32_t off;             /* offset of its bytes in fifo_data */
+    uint16_t len;
+} spu_fifo_rec;
+
+struct spu {
+    spu_config cfg;
+    armprof_host_ops ops;
+    armprof_pe_ctx ctx;
+    ap_regfile rf;
+    uint64_t regs[R__COUNT];
+
+    /* Derived state, recomputed by spu_reevaluate() after any register or context change. */
+    bool prof_enabled;        /* StatisticalProfilingEnabled() */
+    bool buf_enabled;         /* ProfilingBufferEnabled() */
+    armprof_regime regime;    /* owning translation regime when buf_enabled */
+    bool irq;                 /* last level driven on PMBIRQ */
+
+    /* Sample interval counter (the COUNT/ECOUNT values live in regs[R_PMSICR_EL1]). */
+    ap_rng rng;
+    bool sample_pending;      /* sample_next_op: the next population op is sampled */
+
+    /* Time. */
+    uint64_t now;
+
+    /* In-flight sampled operations. */
+    spu_slot *slots;
+    uint64_t next_seq;
+    uint32_t inflight;
+    uint64_t next_complete;   /* earliest complete_at of an incomplete slot, UINT64_MAX if none */
+
+    /* Record FIFO: a byte ring plus a ring of record descriptors. */
+    uint8_t *fifo_data;
+    uint32_t fifo_head;       /* byte offset of the oldest byte */
+    uint32_t fifo_level;      /* bytes held (including the part of the head already drained) */
+    spu_fifo_rec *fifo_recs;
+    uint32_t fifo_nrec_cap;
+    uint32_t fifo_rhead, fifo_nrec;
+    uint32_t head_drained;    /* bytes of the head record already drained */
+    uint64_t drained_total;
+
+    /* Write-pointer bookkeeping for RHXSYK / RHLXGD. */
+    uint64_t unit_ptr;        /* PMBPTR_EL1 as the unit last left it */
+    bool ptr_checked;         /* the current PMBPTR_EL1 value passed the checks */
+
+    spu_stats st;
+    spu_record_fn rec_hook;
+    void *rec_hook_user;
+    uint8_t scratch[2048];
+};
+
+/* spu_regs.c */
+extern const ap_regdef spu_regdefs[];
+extern const size_t spu_regdefs_count;
+uint64_t spu_pmsidr_value(const spu_config *cfg);
+uint64_t spu_pmbidr_value(const spu_t *spu);
+
+/* spu.c */
+void spu_reevaluate(spu_t *spu);
+void spu_set_irq(spu_t *spu);
+/* ProfilingBufferOwner(): owning Security state and Exception level; false when reserved. */
+bool spu_buffer_owner(const spu_t *spu, armprof_security *ss, uint8_t *el);
+
+static inline uint64_t spu_reg(const spu_t *spu, int slot) { return spu->regs[slot]; }
+
+#endif

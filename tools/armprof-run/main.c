@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* main.c: armprof-run, the C-level main job: a synthetic workload through the SPU into a flat memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "spe_run.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: armprof-run [options]\n"
+            "Runs a synthetic workload through the SPE model into a flat memory, servicing the\n"
+            "buffer-full interrupt as Linux's arm_spe_pmu driver does, and writes\n"
+            "OUT/summary.json and the buffer contents OUT/spe.bin.\n\n"
+            "  --ops N            population operations (default 10000000)\n"
+            "  --interval N       sampling interval in operations, >= 256 (default 1024)\n"
+            "  --no-rnd           PMSIRR_EL1.RND = 0 (default: random perturbation on)\n"
+            "  --buffer-bytes N   Profiling Buffer size, rounded up to 4 KiB (default 65536)\n"
+            "  --seed N           workload and RNG seed (default 1)\n"
+            "  --no-service       leave the first management event unserviced\n"
+            "  --irq-latency N    cycles from PMBIRQ to the handler (default 2000)\n"
+            "  --fifo-bytes N     record FIFO depth (default 1024)\n"
+            "  --drain N          record FIFO drain rate, bytes per cycle (default 16)\n"
+            "  --inflight N       sampled operations in flight (default 4)\n"
+            "  --max-size N       PMSIDR_EL1.MaxSize, 4..11 (default 6)\n"
+            "  --align N          PMBIDR_EL1.Align, 0..MaxSize (default 0)\n"
+            "  --out DIR          output folder (default out)\n"
+            "  --json             print the JSON summary instead of the readable one\n"
+            "  -h, --help         this text\n");
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *s == '\0' || *end != '\0' || s[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "armprof-run: %s expects an integer in [%" PRIu64 ", %" PRIu64 "], got '%s'\n",
+                opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static cJSON *num(cJSON *o, const char *k, double v)
+{
+    cJSON_AddNumberToObject(o, k, v);
+    return o;
+}
+
+static char *hex(char *b, uint64_t v)
+{
+    snprintf(b, 24, "0x%016" PRIx64, v);
+    return b;
+}
+
+static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r)
+{
+    const spu_stats *s = &r->st;
+    char b[24];
+    cJSON *j = cJSON_CreateObject();
+    num(j, "population_ops", (double)s->population);
+    num(j, "ops", (double)o->ops);
+    num(j, "cycles", (double)r->cycles);
+    num(j, "samples", (double)s->feed);
+    num(j, "filtrate", (double)s->filtrate);
+    num(j, "filtered_out", (double)s->filtered_out);
+    num(j, "collisions", (double)s->collisions);
+    num(j, "records_written", (double)s->records_written);
+    num(j, "bytes_written", (double)s->bytes_written);
+    num(j, "records_discarded", (double)s->records_discarded);
+    cJSON *d = cJSON_AddObjectToObject(j, "discarded_by_reason");
+    for (int i = 0; i < SPU_DISCARD__COUNT; i++)
+        num(d, spu_discard_reason_name((spu_discard_reason)i), (double)s->discarded[i]);
+    num(j, "management_events", (double)s->management_events);
+    cJSON *m = cJSON_AddObjectToObject(j, "management_events_by_kind");
+    num(m, "buffer_full", (double)s->buffer_full_events);
+    num(m, "fault", (double)s->fault_events);
+    num(m, "external_abort", (double)s->ext_abort_events);
+    num(j, "interrupts", (double)r->irqs);
+    num(j, "serviced", (double)r->serviced);
+    num(j, "dl_events", (double)r->dl_events);
+    num(j, "dumped_bytes", (double)r->dumped_bytes);
+    num(j, "fifo_bytes_max", (double)r->fifo_max);
+    num(j, "fifo_bytes_p99", (double)r->fifo_p99);
+    num(j, "fifo_bytes_mean", r->fifo_mean);
+    num(j, "service_cycles", (double)s->service_cycles);
+    num(j, "host_seconds", r->host_seconds);
+    cJSON_AddStringToObject(j, "pmbsr", hex(b, r->pmbsr));
+    cJSON_AddStringToObject(j, "pmbptr", hex(b, r->pmbptr));
+    cJSON_AddStringToObject(j, "pmblimitr", hex(b, r->pmblimitr));
+    cJSON_AddStringToObject(j, "pmsicr", hex(b, r->pmsicr));
+    cJSON_AddStringToObject(j, "buffer_base", hex(b, r->buffer_base));
+    cJSON *f = cJSON_AddObjectToObject(j, "pmbsr_fields");
+    num(f, "EC", (double)((r->pmbsr >> 26) & 0x3f));
+    num(f, "DL", (double)((r->pmbsr >> 19) & 1));
+    num(f, "EA", (double)((r->pmbsr >> 18) & 1));
+    num(f, "S", (double)((r->pmbsr >> 17) & 1));
+    num(f, "COLL", (double)((r->pmbsr >> 16) & 1));
+    num(f, "MSS", (double)(r->pmbsr & 0xffff));
+    cJSON *cfg = cJSON_AddObjectToObject(j, "config");
+    num(cfg, "interval", o->interval);
+    cJSON_AddBoolToObject(cfg, "rnd", o->rnd);
+    num(cfg, "buffer_bytes", (double)o->buffer_bytes);
+    num(cfg, "seed", (double)o->wl.seed);
+    cJSON_AddBoolToObject(cfg, "service", o->service);
+    num(cfg, "irq_latency", (double)o->irq_latency);
+    num(cfg, "fifo_bytes", o->spu.fifo_bytes);
+    num(cfg, "drain_bytes_per_cycle", o->spu.drain_bytes_per_cycle);
+    num(cfg, "max_inflight", o->spu.max_inflight);
+    num(cfg, "max_size", o->spu.max_size);
+    num(cfg, "align", o->spu.align);
+    return j;
+}
+
+static void print_human(const spe_run_opts *o, const spe_run_result *r, const char *outdir)
+{
+    const spu_stats *s = &r->st;
+    printf("armprof-run: SPE model, synthetic workload, flat memory\n");
+    printf("  operations          %" PRIu64 " (%" PRIu64 " in the sample population)\n", o->ops, s->population);
+    printf("  sampled             %" PRIu64 " (interval %u%s), collisions %" PRIu64 "\n", s->feed,
+           o->interval, o->rnd ? " + random" : "", s->collisions);
+    printf("  filtered out        %" PRIu64 "\n", s->filtered_out);
+    printf("  records written     %" PRIu64 " (%" PRIu64 " bytes)\n", s->records_written, s->bytes_written);
+    printf("  records discarded   %" PRIu64, s->records_discarded);
+    const char *sep = " (";
+    for (int i = 0; i < SPU_DISCARD__COUNT; i++)
+        if (s->discarded[i]) {
+            printf("%s%s %" PRIu64, sep, spu_discard_reason_name((spu_discard_reason)i), s->discarded[i]);
+            sep = ", ";
+        }
+    printf("%s\n", sep[0] == ',' ? ")" : "");
+    printf("  management events   %" PRIu64 " (buffer full %" PRIu64 ", fault %" PRIu64 ", external abort %" PRIu64
+           "), %s\n", s->management_events, s->buffer_full_events, s->fault_events, s->ext_abort_events,
+           o->service ? "serviced" : "left unserviced");
+    printf("  record FIFO         max %" PRIu64 " B, p99 %" PRIu64 " B, mean %.1f B of %u B\n", r->fifo_max,
+           r->fifo_p99, r->fifo_mean, o->spu.fifo_bytes);
+    printf("  PMBSR_EL1           0x%016" PRIx64 " (S=%u EC=0x%02x DL=%u EA=%u COLL=%u MSS=0x%04x)\n", r->pmbsr,
+           (unsigned)((r->pmbsr >> 17) & 1), (unsigned)((r->pmbsr >> 26) & 0x3f), (unsigned)((r->pmbsr >> 19) & 1),
+           (unsigned)((r->pmbsr >> 18) & 1), (unsigned)((r->pmbsr >> 16) & 1), (unsigned)(r->pmbsr & 0xffff));
+    printf("  PMBPTR_EL1          0x%016" PRIx64 "\n", r->pmbptr);
+    printf("  PMBLIMITR_EL1       0x%016" PRIx64 "\n", r->pmblimitr);
+    printf("  host time           %.3f s (%.1f M population ops/s)\n", r->host_seconds,
+           r->host_seconds > 0 ? (double)o->ops / r->host_seconds / 1e6 : 0.0);
+    printf("  wrote %s/summary.json and %s/spe.bin (%" PRIu64 " bytes)\n", outdir, outdir, r->dumped_bytes);
+}
+
+int main(int argc, char **argv)
+{
+    spe_run_opts o;
+    spe_run_opts_default(&o);
+    o.ops = 10000000ull;
+    const char *outdir = "out";
+    bool json = false;
+    enum { O_OPS = 256, O_INTERVAL, O_NORND, O_BUF, O_SEED, O_NOSERV, O_IRQLAT, O_FIFO, O_DRAIN,
+           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON };
+    static const struct option lo[] = {
+        { "ops", required_argument, 0, O_OPS },           { "interval", required_argument, 0, O_INTERVAL },
+        { "no-rnd", no_argument, 0, O_NORND },            { "buffer-bytes", required_argument, 0, O_BUF },
+        { "seed", required_argument, 0, O_SEED },         { "no-service", no_argument, 0, O_NOSERV },
+        { "irq-latency", required_argument, 0, O_IRQLAT }, { "fifo-bytes", required_argument, 0, O_FIFO },
+        { "drain", required_argument, 0, O_DRAIN },       { "inflight", required_argument, 0, O_INFL },
+        { "max-size", required_argument, 0, O_MAXSIZE },  { "align", required_argument, 0, O_ALIGN },
+        { "out", required_argument, 0, O_OUT },           { "json", no_argument, 0, O_JSON },
+        { "help", no_argument, 0, 'h' },                  { 0, 0, 0, 0 } };
+    int ch;
+    uint64_t v;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (ch) {
+        case O_OPS: if (parse_u64("--ops", optarg, 1, UINT64_MAX / 2, &o.ops)) return 2; break;
+        case O_INTERVAL: if (parse_u64("--interval", optarg, 256, 0xFFFFFF00u, &v)) return 2; o.interval = (uint32_t)v; break;
+        case O_NORND: o.rnd = false; break;
+        case O_BUF: if (parse_u64("--buffer-bytes", optarg, 4096, 1ull << 32, &o.buffer_bytes)) return 2; break;
+        case O_SEED: if (parse_u64("--seed", optarg, 0, UINT64_MAX, &v)) return 2; o.wl.seed = v; o.spu.rng_seed = (uint32_t)v; break;
+        case O_NOSERV: o.service = false; break;
+        case O_IRQLAT: if (parse_u64("--irq-latency", optarg, 0, 1ull << 40, &o.irq_latency)) return 2; break;
+        case O_FIFO: if (parse_u64("--fifo-bytes", optarg, 1, 64u << 20, &v)) return 2; o.spu.fifo_bytes = (uint32_t)v; break;
+        case O_DRAIN: if (parse_u64("--drain", optarg, 1, 1u << 20, &v)) return 2; o.spu.drain_bytes_per_cycle = (uint32_t)v; break;
+        case O_INFL: if (parse_u64("--inflight", optarg, 1, 4096, &v)) return 2; o.spu.max_inflight = (uint32_t)v; break;
+        case O_MAXSIZE: if (parse_u64("--max-size", optarg, 4, 11, &v)) return 2; o.spu.max_size = (uint8_t)v; break;
+        case O_ALIGN: if (parse_u64("--align", optarg, 0, 11, &v)) return 2; o.spu.align = (uint8_t)v; break;
+        case O_OUT: outdir = optarg; break;
+        case O_JSON: json = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "armprof-run: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    char why[160];
+    if (spu_config_validate(&o.spu, why, sizeof(why)) != ARMPROF_OK) {
+        fprintf(stderr, "armprof-run: invalid unit configuration: %s\n", why);
+        return 2;
+    }
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "armprof-run: cannot create %s: %s\n", outdir, strerror(errno));
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/spe.bin", outdir);
+    FILE *dumpf = fopen(path, "wb");
+    if (!dumpf) {
+        fprintf(stderr, "armprof-run: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    o.dump = dumpf;
+    spe_run_result r;
+    int rc = spe_run(&o, &r);
+    fclose(dumpf);
+    if (rc) {
+        fprintf(stderr, "armprof-run: %s (%s)\n", r.error_text, armprof_strerror(r.error));
+        return 1;
+    }
+    cJSON *j = summary_json(&o, &r);
+    char *text = cJSON_Print(j);
+    snprintf(path, sizeof(path), "%s/summary.json", outdir);
+    FILE *sf = fopen(path, "w");
+    if (!sf || fprintf(sf, "%s\n", text) < 0 || fclose(sf) != 0) {
+        fprintf(stderr, "armprof-run: cannot write %s\n", path);
+        return 1;
+    }
+    if (json)
+        printf("%s\n", text);
+    else
+        print_human(&o, &r, outdir);
+    cJSON_free(text);
+    cJSON_Delete(j);
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spe_run.h: one SPU run over a flat memory with a Linux-like buffer service loop (armprof-run, armprof-explore). */
+#ifndef ARMPROF_SPE_RUN_H
+#define ARMPROF_SPE_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "armprof/spu.h"
+#include "workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spe_run_opts {
+    uint64_t ops;               /* population operations to run (one per cycle) */
+    uint32_t interval;          /* sampling interval in operations (PMSIRR_EL1.INTERVAL = interval / 256) */
+    bool rnd;                   /* PMSIRR_EL1.RND */
+    uint64_t buffer_bytes;      /* Profiling Buffer size (a multiple of 4 KiB) */
+    bool service;               /* service management events as arm_spe_pmu does */
+    uint64_t irq_latency;       /* cycles from PMBIRQ to the handler running */
+    bool ts, pa, cx;            /* PMSCR_EL1.{TS, PA, CX} */
+    uint64_t pmsfcr, pmsevfr, pmslatfr; /* filters */
+    spu_config spu;
+    wl_config wl;
+    FILE *dump;                 /* consumed buffer contents are appended here (may be NULL) */
+    /* Extra sinks chained after the run's own (e.g. a PMU): may be NULL. */
+    armprof_event_fn event_sink;
+    armprof_pmu_freeze_fn freeze_sink;
+    void *sink_user;
+    void (*progress)(void *user, double fraction);
+    void *progress_user;
+} spe_run_opts;
+
+typedef struct spe_run_result {
+    spu_stats st;
+    uint64_t pmbsr, pmbptr, pmblimitr, pmsicr;
+    uint64_t buffer_base;
+    uint64_t cycles;
+    uint64_t irqs;              /* PMBIRQ rising edges */
+    uint64_t serviced;          /* management events the handler serviced */
+    uint64_t fatal;             /* faults / external aborts that stopped profiling */
+    uint64_t dl_events;         /* management events with PMBSR_EL1.DL set */
+    uint64_t dumped_bytes;      /* bytes copied out of the buffer */
+    uint64_t first_pmbsr;       /* PMBSR_EL1 at the first management event */
+    double fifo_mean;           /* record FIFO occupancy (bytes), time-weighted */
+    uint64_t fifo_p99, fifo_max;
+    double host_seconds;
+    armprof_err error;          /* ARMPROF_OK, or why the run could not start */
+    char error_text[160];
+} spe_run_result;
+
+void spe_run_opts_default(spe_run_opts *o);
+/* Runs the scenario; returns 0 on success (r->error says why otherwise). */
+int spe_run(const spe_run_opts *o, spe_run_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
