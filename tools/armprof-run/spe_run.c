@@ -65,6 +65,7 @@ void spe_run_opts_default(spe_run_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->ops = 100000000ull;
+    o->ops_per_cycle = 1;
     o->interval = 1024;
     o->rnd = true;
     o->buffer_bytes = 64 * 1024;
@@ -181,6 +182,9 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
 
     wl_gen g;
     wl_init(&g, &o->wl);
+    /* Operation i retires in cycle i / rate: a run of `step` operations moves time on by the
+     * number of cycle boundaries it crosses. */
+    const uint64_t rate = o->ops_per_cycle ? o->ops_per_cycle : 1;
     uint64_t done = 0, last_progress = 0;
     double fifo_sum = 0;
     bool first_event = false;
@@ -205,26 +209,36 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
             spu_retire(spu, &op);
             step = 1;
         } else {
-            step = k < remaining ? k : remaining;
-            uint64_t ev = spu_cycles_to_next_event(spu);
-            if (ev < step)
-                step = ev;
+            /* Stop at the next event (in cycles): at most `cyc` more cycle boundaries. */
+            uint64_t cyc = spu_cycles_to_next_event(spu);
             if (c.irq && o->service) {
                 uint64_t due = c.irq_at + o->irq_latency - spu_now(spu);
-                if (due < step)
-                    step = due ? due : 1;
+                if (due < cyc)
+                    cyc = due ? due : 1;
+            }
+            step = k < remaining ? k : remaining;
+            if (cyc != UINT64_MAX) {
+                uint64_t in_cycle = rate - done % rate; /* operations left in this cycle */
+                uint64_t lim = cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX
+                             : in_cycle + (cyc - (cyc ? 1 : 0)) * rate;
+                if (cyc == 0)
+                    lim = in_cycle - 1;
+                if (lim < step)
+                    step = lim;
             }
             if (k != UINT64_MAX)
                 step = spu_skip(spu, step);
             if (!step)
                 step = 1;
         }
-        spu_advance(spu, step);
+        uint64_t cycles = (done + step) / rate - done / rate;
+        if (cycles)
+            spu_advance(spu, cycles);
         done += step;
         spu_stats st;
         spu_get_stats(spu, &st);
-        fifo_sum += (double)st.fifo_bytes_now * (double)step;
-        hist[st.fifo_bytes_now] += step;
+        fifo_sum += (double)st.fifo_bytes_now * (double)cycles;
+        hist[st.fifo_bytes_now] += cycles;
         if (o->progress && done - last_progress >= o->ops / 100 + 1) {
             last_progress = done;
             o->progress(o->progress_user, (double)done / (double)o->ops);

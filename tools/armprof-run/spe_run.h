@@ -15,7 +15,8 @@ extern "C" {
 #endif
 
 typedef struct spe_run_opts {
-    uint64_t ops;               /* population operations to run (one per cycle) */
+    uint64_t ops;               /* population operations to run */
+    uint32_t ops_per_cycle;     /* operations retired per cycle (workload rate; 0 is taken as 1) */
     uint32_t interval;          /* sampling interval in operations (PMSIRR_EL1.INTERVAL = interval / 256) */
     bool rnd;                   /* PMSIRR_EL1.RND */
     uint64_t buffer_bytes;      /* Profiling Buffer size (a multiple of 4 KiB) */
