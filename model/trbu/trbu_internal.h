@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trbu_internal.h: the Trace Buffer Unit's state, shared by the model's source files only. */
+#ifndef ARMPROF_TRBU_INTERNAL_H
+#define ARMPROF_TRBU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "armprof/trbu.h"
+#include "common/bits.h"
+#include "common/regtable.h"
+
+/* Slots of the register file. */
+enum {
+    TRBU_SLOT_LIMITR = 0,
+    TRBU_SLOT_PTR,
+    TRBU_SLOT_BASER,
+    TRBU_SLOT_SR1,
+    TRBU_SLOT_MAR,
+    TRBU_SLOT_TRG,
+    TRBU_SLOT_IDR,
+    TRBU_SLOT_SR2,
+    TRBU_SLOT_SR3,
+    TRBU_SLOT__COUNT
+};
+
+#define TRBU_NO_TIME UINT64_MAX
+#define TRBU_NREGS 9
+
+struct trbu {
+    trbu_config cfg;
+    armprof_host_ops ops;
+    armprof_pe_ctx ctx;
+    uint64_t vals[TRBU_SLOT__COUNT];
+    ap_regdef regdefs[TRBU_NREGS];
+    ap_regfile rf;
+
+    /* The internal buffer of 2^Align bytes (IQQKZF). */
+    uint8_t *ibuf;
+    uint32_t unit;
+    uint32_t ibuf_len;
+    /* Bytes at the front of the not-yet-written stream that were accepted before the Detected
+     * Trigger: they do not decrement the Trigger Counter unless cfg.trig_over_decrement. */
+    uint32_t pre_trig;
+
+    uint64_t now;
+    /* Trace unit flush requested by a Trigger Event (RXRRWP). */
+    bool flush_pending;
+    uint8_t flush_tm;
+    uint64_t flush_at;            /* TRBU_NO_TIME while the host's flush hook owns completion */
+    trbu_flush_fn flush_fn;
+    void *flush_user;
+    /* An External abort handled asynchronously (D6.5.5.4), reported at ea_at. */
+    bool ea_pending;
+    uint64_t ea_at;
+    uint8_t ea_ec, ea_fsc;
+    uint8_t ea_kind;
+
+    bool irq_level;
+    bool in_emit;
+    trbu_stats st;
+};
+
+/* trbu_route.c */
+armprof_security trbu_owning_ss(const trbu_t *t);
+uint8_t trbu_owning_el(const trbu_t *t);
+bool trbu_irq_enabled(const trbu_t *t);
+trbu_event_kind trbu_kind_of(uint8_t ec, uint8_t fsc);
+
+/* trbu_regs.c */
+void trbu_regs_init(trbu_t *t);
+uint64_t trbu_idr_value(const trbu_config *cfg);
+
+/* trbu.c: side effects the register hooks call. */
+void trbu_update_outputs(trbu_t *t);
+void trbu_on_disable(trbu_t *t);
+void trbu_drain(trbu_t *t);
+
+static inline uint64_t *trbu_sr(trbu_t *t, unsigned el)
+{
+    return &t->vals[el == 3 ? TRBU_SLOT_SR3 : el == 2 ? TRBU_SLOT_SR2 : TRBU_SLOT_SR1];
+}
+static inline uint64_t trbu_sr_get(const trbu_t *t, unsigned el)
+{
+    return t->vals[el == 3 ? TRBU_SLOT_SR3 : el == 2 ? TRBU_SLOT_SR2 : TRBU_SLOT_SR1];
+}
+
+#endif
