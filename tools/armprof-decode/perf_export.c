@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* perf_export.c: a minimal perf.data (PERFILE2) holding one Arm SPE AUX buffer, laid out as Linux perf's own files are. */
+/*
+ * Layout (tools/perf/util/header.c, perf_session__write_header(); docs/decode.md):
+ *   perf_file_header (104 bytes: magic "PERFILE2", size, attr_size, attrs, data, event_types,
+ *                     adds_features bitmap of 256 bits)
+ *   attrs:  one perf_file_attr = perf_event_attr (PERF_ATTR_SIZE_VER7, 128 bytes) + ids section
+ *   ids:    one u64 event id
+ *   data:   PERF_RECORD_AUXTRACE_INFO (type PERF_AUXTRACE_ARM_SPE, priv = { PMU type, per-cpu mmaps })
+ *           PERF_RECORD_COMM, PERF_RECORD_AUX (both with the sample_id_all trailer: perf only
+ *           orders events, which its SPE decoder requires, when sample_id_all is set),
+ *           PERF_RECORD_AUXTRACE + the buffer (padded to 8),
+ *           PERF_RECORD_FINISHED_ROUND
+ *   feature section table (one perf_file_section per set bit, in bit order), then the features:
+ *           HOSTNAME, OSRELEASE, VERSION, ARCH ("aarch64"), NRCPUS, CPUID (MIDR as "0x%016x")
+ * Everything is written little-endian, so the file reads the same on any host (perf byte-swaps
+ * files whose magic is swapped). The event has no PERF_SAMPLE_TIME: perf decodes it "timeless",
+ * all at the end, so no PERF_RECORD_TIME_CONV is needed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "perf_export.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* perf's own record types and constants (tools/perf/util/event.h, auxtrace.h, header.h). */
+enum {
+    PERF_RECORD_COMM_ = 3,
+    PERF_RECORD_AUX_ = 11,
+    PERF_RECORD_FINISHED_ROUND_ = 68,
+    PERF_RECORD_AUXTRACE_INFO_ = 70,
+    PERF_RECORD_AUXTRACE_ = 71,
+};
+enum { PERF_AUXTRACE_ARM_SPE_ = 4 };
+enum {
+    HEADER_HOSTNAME_ = 3, HEADER_OSRELEASE_ = 4, HEADER_VERSION_ = 5, HEADER_ARCH_ = 6,
+    HEADER_NRCPUS_ = 7, HEADER_CPUID_ = 9,
+};
+#define PERF_MAGIC2 0x32454c4946524550ull   /* "PERFILE2" */
+#define FILE_HEADER_SIZE 104u
+#define ATTR_SIZE 128u                      /* PERF_ATTR_SIZE_VER7 */
+#define NAME_ALIGN 64u
+/* perf_event_attr.sample_type bits (include/uapi/linux/perf_event.h) */
+#define PERF_SAMPLE_IP_         (1u << 0)
+#define PERF_SAMPLE_TID_        (1u << 1)
+#define PERF_SAMPLE_TIME_       (1u << 2)
+#define PERF_SAMPLE_PERIOD_     (1u << 8)
+#define PERF_SAMPLE_IDENTIFIER_ (1u << 16)
+/* perf_event_attr flag bits */
+#define ATTR_DISABLED       (1ull << 0)
+#define ATTR_EXCLUDE_HV     (1ull << 6)
+#define ATTR_ENABLE_ON_EXEC (1ull << 12)
+#define ATTR_SAMPLE_ID_ALL  (1ull << 18)
+#define SPE_EVENT_ID 1ull
+
+/* A growable little-endian byte buffer. */
+typedef struct obuf {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} obuf;
+
+static void ob_reserve(obuf *b, size_t more)
+{
+    if (b->oom || b->n + more <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + more)
+        cap *= 2;
+    uint8_t *np = realloc(b->p, cap);
+    if (!np) {
+        b->oom = 1;
+        return;
+    }
+    b->p = np;
+    b->cap = cap;
+}
+static void ob_bytes(obuf *b, const void *src, size_t n)
+{
+    ob_reserve(b, n);
+    if (b->oom)
+        return;
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+static void ob_zero(obuf *b, size_t n)
+{
+    ob_reserve(b, n);
+    if (b->oom)
+        return;
+    memset(b->p + b->n, 0, n);
+    b->n += n;
+}
+static void ob_le(obuf *b, uint64_t v, unsigned n)
+{
+    uint8_t t[8];
+    for (unsigned i = 0; i < n; i++)
+        t[i] = (uint8_t)(v >> (8 * i));
+    ob_bytes(b, t, n);
+}
+static void ob_u16(obuf *b, uint16_t v) { ob_le(b, v, 2); }
+static void ob_u32(obuf *b, uint32_t v) { ob_le(b, v, 4); }
+static void ob_u64(obuf *b, uint64_t v) { ob_le(b, v, 8); }
+static void put_u64_at(obuf *b, size_t at, uint64_t v)
+{
+    for (unsigned i = 0; i < 8; i++)
+        b->p[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* sample_id_all trailer of kernel records for our sample_type: TID (pid, tid), TIME, IDENTIFIER. */
+#define SAMPLE_ID_SIZE 24u
+static void sample_id(obuf *b, uint32_t pid)
+{
+    ob_u32(b, pid);
+    ob_u32(b, pid);
+    ob_u64(b, 0);
+    ob_u64(b, SPE_EVENT_ID);
+}
+
+static void ev_header(obuf *b, uint32_t type, uint16_t misc, uint16_t size)
+{
+    ob_u32(b, type);
+    ob_u16(b, misc);
+    ob_u16(b, size);
+}
+
+/* perf's do_write_string(): u32 length (padded to NAME_ALIGN, NUL included), then the string. */
+static void feat_string(obuf *b, const char *s)
+{
+    size_t len = strlen(s) + 1;
+    size_t olen = (len + NAME_ALIGN - 1) & ~(size_t)(NAME_ALIGN - 1);
+    ob_u32(b, (uint32_t)olen);
+    ob_bytes(b, s, len);
+    ob_zero(b, olen - len);
+}
+
+int perf_export_write(const char *path, const uint8_t *buf, size_t len, const perf_export_opts *o_in,
+                      char *err, size_t errlen)
+{
+    perf_export_opts o = { .midr = 0x413fd0c1ull, .pmu_type = 8, .pid = 1, .cpu = 0, .comm = "armprof" };
+    if (o_in) {
+        if (o_in->midr) o.midr = o_in->midr;
+        if (o_in->pmu_type) o.pmu_type = o_in->pmu_type;
+        if (o_in->pid) o.pid = o_in->pid;
+        o.cpu = o_in->cpu;
+        if (o_in->comm) o.comm = o_in->comm;
+    }
+    obuf b = { 0 };
+
+    /* perf_file_header, patched at the end */
+    ob_zero(&b, FILE_HEADER_SIZE);
+
+    /* attrs: perf_event_attr (128 bytes) + perf_file_section ids */
+    size_t attrs_off = b.n;
+    ob_u32(&b, o.pmu_type);                               /* type */
+    ob_u32(&b, ATTR_SIZE);                                /* size */
+    ob_u64(&b, 0);                                        /* config */
+    ob_u64(&b, 1);                                        /* sample_period */
+    ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_PERIOD_ |
+                   PERF_SAMPLE_IDENTIFIER_);
+    ob_u64(&b, 0);                                        /* read_format */
+    ob_u64(&b, ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL);
+    ob_zero(&b, ATTR_SIZE - 48);                          /* wakeup_events ... sig_data */
+    size_t ids_sec = b.n;
+    ob_u64(&b, 0);                                        /* ids.offset (patched) */
+    ob_u64(&b, 8);                                        /* ids.size: one u64 */
+    size_t attrs_size = b.n - attrs_off;
+    put_u64_at(&b, ids_sec, b.n);
+    ob_u64(&b, SPE_EVENT_ID);
+
+    /* data */
+    size_t data_off = b.n;
+    /* PERF_RECORD_AUXTRACE_INFO: header, u32 type, u32 reserved, priv[ARM_SPE_AUXTRACE_PRIV_MAX] */
+    ev_header(&b, PERF_RECORD_AUXTRACE_INFO_, 0, 8 + 8 + 16);
+    ob_u32(&b, PERF_AUXTRACE_ARM_SPE_);
+    ob_u32(&b, 0);
+    ob_u64(&b, o.pmu_type);                               /* priv[ARM_SPE_PMU_TYPE] */
+    ob_u64(&b, 1);                                        /* priv[ARM_SPE_PER_CPU_MMAPS] */
+    /* PERF_RECORD_COMM: pid, tid, comm (NUL-terminated, padded to 8) */
+    {
+        char comm[16] = { 0 };
+        strncpy(comm, o.comm, sizeof comm - 1);
+        size_t cl = (strlen(comm) + 1 + 7) & ~(size_t)7;
+        ev_header(&b, PERF_RECORD_COMM_, 0, (uint16_t)(8 + 8 + cl + SAMPLE_ID_SIZE));
+        ob_u32(&b, o.pid);
+        ob_u32(&b, o.pid);
+        ob_bytes(&b, comm, cl);
+        sample_id(&b, o.pid);
+    }
+    size_t padded = (len + 7) & ~(size_t)7;
+    /* PERF_RECORD_AUX: aux_offset, aux_size, flags */
+    ev_header(&b, PERF_RECORD_AUX_, 0, 8 + 24 + SAMPLE_ID_SIZE);
+    ob_u64(&b, 0);
+    ob_u64(&b, padded);
+    ob_u64(&b, 0);
+    sample_id(&b, o.pid);
+    /* PERF_RECORD_AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; then the data */
+    ev_header(&b, PERF_RECORD_AUXTRACE_, 0, 8 + 40);
+    ob_u64(&b, padded);                                   /* size, padding included */
+    ob_u64(&b, 0);                                        /* offset in the AUX area */
+    ob_u64(&b, 0x41524d50524f46ull);                      /* reference (any value) */
+    ob_u32(&b, o.cpu);                                    /* idx: the per-cpu queue */
+    ob_u32(&b, o.pid);                                    /* tid */
+    ob_u32(&b, o.cpu);                                    /* cpu */
+    ob_u32(&b, 0);
+    ob_bytes(&b, buf, len);
+    ob_zero(&b, padded - len);                            /* SPE Padding packets */
+    ev_header(&b, PERF_RECORD_FINISHED_ROUND_, 0, 8);
+    size_t data_size = b.n - data_off;
+
+    /* features: the section table, then each feature's contents */
+    static const int feats[] = { HEADER_HOSTNAME_, HEADER_OSRELEASE_, HEADER_VERSION_, HEADER_ARCH_,
+                                 HEADER_NRCPUS_, HEADER_CPUID_ };
+    enum { NFEAT = sizeof feats / sizeof feats[0] };
+    size_t table = b.n;
+    ob_zero(&b, 16 * NFEAT);
+    uint64_t bitmap[4] = { 0 };
+    for (int i = 0; i < NFEAT; i++) {
+        size_t start = b.n;
+        char midr[24];
+        switch (feats[i]) {
+        case HEADER_HOSTNAME_:  feat_string(&b, "armprof"); break;
+        case HEADER_OSRELEASE_: feat_string(&b, "armprof-model"); break;
+        case HEADER_VERSION_:   feat_string(&b, "armprof-decode"); break;
+        case HEADER_ARCH_:      feat_string(&b, "aarch64"); break;
+        case HEADER_NRCPUS_:    ob_u32(&b, o.cpu + 1); ob_u32(&b, o.cpu + 1); break;
+        case HEADER_CPUID_:
+            snprintf(midr, sizeof midr, "0x%016llx", (unsigned long long)o.midr);
+            feat_string(&b, midr);
+            break;
+        }
+        if (b.oom)
+            break;
+        put_u64_at(&b, table + 16 * (size_t)i, start);
+        put_u64_at(&b, table + 16 * (size_t)i + 8, b.n - start);
+        bitmap[feats[i] / 64] |= 1ull << (feats[i] % 64);
+    }
+    if (b.oom) {
+        snprintf(err, errlen, "out of memory building %s", path);
+        free(b.p);
+        return -1;
+    }
+
+    /* perf_file_header */
+    put_u64_at(&b, 0, PERF_MAGIC2);
+    put_u64_at(&b, 8, FILE_HEADER_SIZE);
+    put_u64_at(&b, 16, attrs_size);                       /* attr_size: attr + ids section */
+    put_u64_at(&b, 24, attrs_off);
+    put_u64_at(&b, 32, attrs_size);
+    put_u64_at(&b, 40, data_off);
+    put_u64_at(&b, 48, data_size);
+    put_u64_at(&b, 56, 0);                                /* event_types: ignored */
+    put_u64_at(&b, 64, 0);
+    for (int i = 0; i < 4; i++)
+        put_u64_at(&b, 72 + 8 * (size_t)i, bitmap[i]);
+
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        free(b.p);
+        return -1;
+    }
+    int bad = fwrite(b.p, 1, b.n, f) != b.n;
+    bad |= fclose(f) != 0;
+    free(b.p);
+    if (bad) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
