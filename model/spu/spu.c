@@ -1057,11 +1057,9 @@ static spu_op_result retire_one(spu_t *spu, const spu_op *op)
 
 spu_op_result spu_retire(spu_t *spu, const spu_op *op)
 {
-    spu_op_result r = retire_one(spu, op);
-    /* Transaction level: an operation that completes at once is captured at once. */
-    if (r == SPU_OP_SAMPLED && spu->next_complete <= spu->now)
-        accept_completed(spu);
-    return r;
+    /* The record is captured at the clock edge that ends the cycle of its completion
+     * (spu_advance / spu_cycle / spu_psb_csync), exactly as in the cycle-level step. */
+    return retire_one(spu, op);
 }
 
 /* =============================================================================================
