@@ -142,7 +142,9 @@ void trbu_exception_state(const trbu_t *t, trbu_exc_state *st)
     if (!t->cfg.feat_trbe_exc || c->self_hosted_trace_off)
         return;
     bool trbee_not0 = !c->have_el3 || c->mdcr3_trbee != 0x0;
-    bool el2_en = armprof_pe_el2_enabled(c, armprof_pe_security(c));
+    /* "EL2 enabled in the current Security state" is read from the Effective SCR_EL3.{NS, EEL2},
+     * as RBNQRP and RVSCDV do, so that it also holds at EL3 (Tables D6-8 and D6-9, EL3 column). */
+    bool el2_en = c->have_el2 && (eff_scr_ns(c) || eff_scr_eel2(c));
     uint8_t target = 0;
     bool el1_rule = false;
     if (c->have_el3 && (c->mdcr3_trbee & 0x2) && (t->vals[TRBU_SLOT_SR3] & TRBSR_IRQ)) {
