@@ -272,8 +272,9 @@ static void trigger_event(trbu_t *t)
 
 static bool counting(const trbu_t *t)
 {
-    uint64_t trg = t->vals[TRBU_SLOT_TRG] & TRBTRG_EL1_TRG;
-    return trg && (trbu_sr_get(t, trbu_event_route(t, TRBU_EVK_OTHER)) & TRBSR_TRG);
+    if (!(t->vals[TRBU_SLOT_TRG] & TRBTRG_EL1_TRG))
+        return false;
+    return (trbu_sr_get(t, trbu_event_route(t, TRBU_EVK_OTHER)) & TRBSR_TRG) != 0;
 }
 
 /* `c` bytes were written at TRBPTR_EL1: move the pointer, count the Trigger Counter down
@@ -316,8 +317,11 @@ static bool walk_abort(uint8_t ec, uint8_t fsc)
 static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
 {
     size_t done = 0;
-    armprof_regime g;
-    make_regime(t, &g);
+    if (!t->regime_valid) {
+        make_regime(t, &t->regime);
+        t->regime_valid = true;
+    }
+    const armprof_regime *g = &t->regime;
     while (done < n) {
         if (trbu_collection_stopped(t))
             break;
@@ -359,7 +363,7 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
         }
         armprof_mem_result res = { .status = ARMPROF_MEM_OK };
         if (t->ops.mem_write)
-            res = t->ops.mem_write(t->ops.user, ptr, data + done, (uint32_t)chunk, &g);
+            res = t->ops.mem_write(t->ops.user, ptr, data + done, (uint32_t)chunk, g);
         t->st.port_writes++;
         uint64_t w = res.written < chunk ? res.written : chunk;
         if (res.status == ARMPROF_MEM_OK) {
@@ -670,6 +674,7 @@ void trbu_close(trbu_t *t)
 void trbu_reset(trbu_t *t)
 {
     ap_reg_reset(&t->rf, false);
+    t->regime_valid = false;
     t->ibuf_len = 0;
     t->pre_trig = 0;
     t->flush_pending = false;
@@ -687,6 +692,7 @@ armprof_err trbu_set_pe_context(trbu_t *t, const armprof_pe_ctx *ctx)
     if (!t || !ctx || ctx->el > 3)
         return ARMPROF_ERR_INVAL;
     t->ctx = *ctx;
+    t->regime_valid = false;
     trbu_update_outputs(t);
     return ARMPROF_OK;
 }
@@ -707,7 +713,9 @@ armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val)
 {
     if (!t)
         return ARMPROF_ERR_INVAL;
+    t->regime_valid = false;
     armprof_err e = ap_reg_write(&t->rf, enc, val);
+    t->regime_valid = false;
     trbu_update_outputs(t);
     return e;
 }
@@ -810,6 +818,7 @@ armprof_err trbu_restore(trbu_t *t, const uint8_t *buf, size_t len)
     memcpy(t->ibuf, ib, il);
     free(ib);
     memcpy(t->vals, tmp.vals, sizeof(t->vals));
+    t->regime_valid = false;
     t->ibuf_len = tmp.ibuf_len;
     t->pre_trig = tmp.pre_trig;
     t->now = tmp.now;

@@ -54,10 +54,11 @@ struct trbu {
     bool ea_pending;
     uint64_t ea_at;
     uint8_t ea_ec, ea_fsc;
-    uint8_t ea_kind;
 
     bool irq_level;
-    bool in_emit;
+    /* The owning translation regime, cached between register writes / context changes. */
+    bool regime_valid;
+    armprof_regime regime;
     trbu_stats st;
 };
 
