@@ -189,6 +189,11 @@ uint64_t spu_now(const spu_t *spu);
  * then one clock edge. result[i] (may be NULL) receives each op's outcome. */
 void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result);
 
+/* Drain stall input: while set, no bytes leave the record FIFO for the buffer writer (a busy
+ * memory port); completed records still enter the FIFO while they fit. A host input, like the
+ * PE context, but not part of a checkpoint. spu_psb_csync() drains regardless. */
+void spu_set_drain_stall(spu_t *spu, bool stall);
+
 /* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
  * In-flight operations are left to complete. */
 void spu_psb_csync(spu_t *spu);

@@ -1069,7 +1069,7 @@ spu_op_result spu_retire(spu_t *spu, const spu_op *op)
 /* One clock edge: drain, then accept completed records; time moves on by one cycle. */
 static void edge(spu_t *spu)
 {
-    if (spu->fifo_nrec)
+    if (spu->fifo_nrec && !spu->drain_stall)
         fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
     accept_completed(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
@@ -1083,7 +1083,7 @@ static uint64_t quiet_edges(const spu_t *spu)
     uint64_t q = UINT64_MAX;
     if (spu->next_complete != UINT64_MAX)
         q = spu->next_complete > spu->now ? spu->next_complete - spu->now : 0;
-    if (spu->fifo_nrec) {
+    if (spu->fifo_nrec && !spu->drain_stall) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint64_t r = spu->cfg.drain_bytes_per_cycle;
         uint64_t e = (left + r - 1) / r; /* the edge that finishes the head record */
@@ -1102,7 +1102,7 @@ void spu_advance(spu_t *spu, uint64_t cycles)
             q = cycles;
         if (q) {
             /* q edges of plain draining: no record finishes, no operation completes. */
-            if (spu->fifo_nrec) {
+            if (spu->fifo_nrec && !spu->drain_stall) {
                 uint64_t b = q * spu->cfg.drain_bytes_per_cycle;
                 spu->head_drained += (uint32_t)b;
                 spu->fifo_level -= (uint32_t)b;
@@ -1141,6 +1141,8 @@ void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
     }
     edge(spu);
 }
+
+void spu_set_drain_stall(spu_t *spu, bool stall) { spu->drain_stall = stall; }
 
 void spu_psb_csync(spu_t *spu)
 {

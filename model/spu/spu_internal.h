@@ -150,6 +150,7 @@ struct spu {
     uint32_t fifo_nrec_cap;
     uint32_t fifo_rhead, fifo_nrec;
     uint32_t head_drained;    /* bytes of the head record already drained */
+    bool drain_stall;         /* host input: the buffer writer takes no bytes (spu_set_drain_stall) */
     uint64_t drained_total;
 
     /* Write-pointer bookkeeping for RHXSYK / RHLXGD. */
