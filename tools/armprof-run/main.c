@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "armprof/pmu.h"
 #include "spe_run.h"
 
 static void usage(FILE *f)
@@ -62,7 +63,30 @@ static char *hex(char *b, uint64_t v)
     return b;
 }
 
-static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r)
+/* A PMU counting the SPU's four events in PMEVCNTR0..3_EL0 (Table 1, §2.6). */
+static const uint16_t spe_events[4] = { ARMPROF_EV_SAMPLE_POP, ARMPROF_EV_SAMPLE_FEED,
+                                        ARMPROF_EV_SAMPLE_FILTRATE, ARMPROF_EV_SAMPLE_COLLISION };
+static const char *const spe_event_names[4] = { "SAMPLE_POP", "SAMPLE_FEED", "SAMPLE_FILTRATE",
+                                                "SAMPLE_COLLISION" };
+
+static pmu_t *open_pmu(void)
+{
+    pmu_config pc;
+    pmu_config_default(&pc);
+    pmu_t *pmu = NULL;
+    if (pmu_open(&pc, NULL, &pmu) != ARMPROF_OK)
+        return NULL;
+    armprof_pe_ctx ctx;
+    armprof_pe_ctx_default(&ctx);
+    pmu_set_pe_context(pmu, &ctx);
+    for (int i = 0; i < 4; i++)
+        pmu_reg_write(pmu, PMU_PMEVTYPER_EL0(i), spe_events[i]);
+    pmu_reg_write(pmu, PMU_PMCNTENSET_EL0, 0xF);
+    pmu_reg_write(pmu, PMU_PMCR_EL0, 1); /* PMCR_EL0.E */
+    return pmu;
+}
+
+static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r, pmu_t *pmu)
 {
     const spu_stats *s = &r->st;
     char b[24];
@@ -106,6 +130,14 @@ static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r)
     num(f, "S", (double)((r->pmbsr >> 17) & 1));
     num(f, "COLL", (double)((r->pmbsr >> 16) & 1));
     num(f, "MSS", (double)(r->pmbsr & 0xffff));
+    if (pmu) {
+        cJSON *p = cJSON_AddObjectToObject(j, "pmu");
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = 0;
+            pmu_reg_peek(pmu, PMU_PMEVCNTR_EL0(i), &v);
+            num(p, spe_event_names[i], (double)v);
+        }
+    }
     cJSON *cfg = cJSON_AddObjectToObject(j, "config");
     num(cfg, "interval", o->interval);
     cJSON_AddBoolToObject(cfg, "rnd", o->rnd);
@@ -215,6 +247,12 @@ int main(int argc, char **argv)
         return 1;
     }
     o.dump = dumpf;
+    pmu_t *pmu = open_pmu();
+    if (pmu) {
+        o.event_sink = pmu_event_sink;
+        o.freeze_sink = pmu_freeze_sink;
+        o.sink_user = pmu;
+    }
     spe_run_result r;
     int rc = spe_run(&o, &r);
     fclose(dumpf);
@@ -222,7 +260,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "armprof-run: %s (%s)\n", r.error_text, armprof_strerror(r.error));
         return 1;
     }
-    cJSON *j = summary_json(&o, &r);
+    cJSON *j = summary_json(&o, &r, pmu);
+    pmu_close(pmu);
     char *text = cJSON_Print(j);
     snprintf(path, sizeof(path), "%s/summary.json", outdir);
     FILE *sf = fopen(path, "w");
