@@ -175,6 +175,7 @@ void spu_reset(spu_t *spu)
     ap_reg_reset(&spu->rf, false);
     memset(spu->slots, 0, spu->cfg.max_inflight * sizeof(spu_slot));
     spu->inflight = 0;
+    spu->slot_head = 0;
     spu->next_complete = UINT64_MAX;
     spu->sample_pending = false;
     fifo_clear(spu);
@@ -605,11 +606,15 @@ static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
     if (spu->fifo_level + len > spu->cfg.fifo_bytes || spu->fifo_nrec == spu->fifo_nrec_cap)
         return false;
     uint32_t rs = ring_size(spu);
-    uint32_t off = (spu->fifo_head + fifo_used(spu)) % rs;
+    uint32_t off = spu->fifo_head + fifo_used(spu);
+    if (off >= rs)
+        off -= rs;
     uint32_t first = len < rs - off ? len : rs - off;
     memcpy(spu->fifo_data + off, b, first);
     memcpy(spu->fifo_data, b + first, len - first);
-    uint32_t idx = (spu->fifo_rhead + spu->fifo_nrec) % spu->fifo_nrec_cap;
+    uint32_t idx = spu->fifo_rhead + spu->fifo_nrec;
+    if (idx >= spu->fifo_nrec_cap)
+        idx -= spu->fifo_nrec_cap;
     spu->fifo_recs[idx].off = off;
     spu->fifo_recs[idx].len = (uint16_t)len;
     spu->fifo_nrec++;
@@ -633,8 +638,8 @@ static void fifo_pop_write(spu_t *spu)
         p = spu->scratch;
     }
     /* The bytes stay valid through write_record(): a management event only resets indices. */
-    spu->fifo_head = (r->off + len) % rs;
-    spu->fifo_rhead = (spu->fifo_rhead + 1) % spu->fifo_nrec_cap;
+    spu->fifo_head = r->off + len >= rs ? r->off + len - rs : r->off + len;
+    spu->fifo_rhead = spu->fifo_rhead + 1 == spu->fifo_nrec_cap ? 0 : spu->fifo_rhead + 1;
     spu->fifo_nrec--;
     spu->head_drained = 0;
     write_record(spu, p, len);
@@ -858,38 +863,46 @@ static void complete_slot(spu_t *spu, spu_slot *s)
         spu->rec_hook(spu->rec_hook_user, r, s->bytes, n);
 }
 
+/* Only the oldest slot is ever freed: records leave in sampling order. */
 static void free_slot(spu_t *spu, spu_slot *s)
 {
     s->used = false;
+    spu->slot_head = spu->slot_head + 1 == spu->cfg.max_inflight ? 0 : spu->slot_head + 1;
     spu->inflight--;
+}
+
+static inline spu_slot *slot_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->slot_head + k;
+    if (i >= spu->cfg.max_inflight)
+        i -= spu->cfg.max_inflight;
+    return &spu->slots[i];
 }
 
 static void recompute_next_complete(spu_t *spu)
 {
     uint64_t m = UINT64_MAX;
-    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
-        const spu_slot *s = &spu->slots[i];
-        if (s->used && !s->completed && s->complete_at < m)
+    for (uint32_t k = 0; k < spu->inflight; k++) {
+        const spu_slot *s = slot_at(spu, k);
+        if (!s->completed && s->complete_at < m)
             m = s->complete_at;
     }
     spu->next_complete = m;
 }
 
-/* Oldest completed slot (records enter the FIFO in the order they were sampled). */
+/* The oldest slot when its operation has completed (records enter the FIFO in the order they
+ * were sampled, so a younger completed record waits behind an older incomplete one). */
 static spu_slot *oldest_waiting(spu_t *spu, bool *blocked_by_incomplete)
 {
-    spu_slot *best = NULL;
     *blocked_by_incomplete = false;
-    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
-        spu_slot *s = &spu->slots[i];
-        if (s->used && (!best || s->seq < best->seq))
-            best = s;
-    }
-    if (best && !best->completed) {
+    if (!spu->inflight)
+        return NULL;
+    spu_slot *s = slot_at(spu, 0);
+    if (!s->completed) {
         *blocked_by_incomplete = true;
         return NULL;
     }
-    return best;
+    return s;
 }
 
 /* Clock edge, part 2: completions at or before `now` are captured; completed records enter the
@@ -898,9 +911,9 @@ static spu_slot *oldest_waiting(spu_t *spu, bool *blocked_by_incomplete)
 static void accept_completed(spu_t *spu)
 {
     if (spu->next_complete <= spu->now) {
-        for (uint32_t i = 0; i < spu->cfg.max_inflight; i++) {
-            spu_slot *s = &spu->slots[i];
-            if (s->used && !s->completed && s->complete_at <= spu->now)
+        for (uint32_t k = 0; k < spu->inflight; k++) {
+            spu_slot *s = slot_at(spu, k);
+            if (!s->completed && s->complete_at <= spu->now)
                 complete_slot(spu, s);
         }
         recompute_next_complete(spu);
@@ -1038,14 +1051,11 @@ static spu_op_result retire_one(spu_t *spu, const spu_op *op)
     }
     spu->st.feed++;
     emit(spu, ARMPROF_EV_SAMPLE_FEED, 1);
-    spu_slot *s = NULL;
-    for (uint32_t i = 0; i < spu->cfg.max_inflight; i++)
-        if (!spu->slots[i].used) {
-            s = &spu->slots[i];
-            break;
-        }
-    memset(s, 0, sizeof(*s));
+    spu_slot *s = slot_at(spu, spu->inflight);
     s->used = true;
+    s->completed = false;
+    s->collect = false;
+    s->len = 0;
     s->seq = spu->next_seq++;
     s->complete_at = spu->now + op->total_lat;
     spu->inflight++;
@@ -1216,6 +1226,7 @@ armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u64(&w, spu->now);
     ap_state_put_u64(&w, spu->next_seq);
     ap_state_put_u32(&w, spu->inflight);
+    ap_state_put_u32(&w, spu->slot_head);
     ap_state_put(&w, spu->slots, spu->cfg.max_inflight * sizeof(spu_slot));
     ap_state_put(&w, spu->fifo_data, ring_size(spu));
     ap_state_put_u32(&w, spu->fifo_head);
@@ -1259,6 +1270,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     t->now = ap_state_get_u64(&r);
     t->next_seq = ap_state_get_u64(&r);
     t->inflight = ap_state_get_u32(&r);
+    t->slot_head = ap_state_get_u32(&r);
     ap_state_get(&r, slots, spu->cfg.max_inflight * sizeof(spu_slot));
     ap_state_get(&r, fd, ring_size(spu));
     t->fifo_head = ap_state_get_u32(&r);
@@ -1272,7 +1284,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     t->ptr_checked = ap_state_get_u32(&r) != 0;
     ap_state_get(&r, &t->st, sizeof(t->st));
     e = ap_state_close(&r);
-    if (e == ARMPROF_OK && (t->inflight > spu->cfg.max_inflight || t->fifo_nrec > spu->fifo_nrec_cap ||
+    if (e == ARMPROF_OK && (t->inflight > spu->cfg.max_inflight || t->slot_head >= spu->cfg.max_inflight || t->fifo_nrec > spu->fifo_nrec_cap ||
                             t->fifo_rhead >= spu->fifo_nrec_cap || t->fifo_head >= ring_size(spu) ||
                             t->fifo_level > spu->cfg.fifo_bytes || t->ctx.el > 3))
         e = ARMPROF_ERR_STATE_CORRUPT;

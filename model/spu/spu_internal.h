@@ -137,8 +137,9 @@ struct spu {
     uint64_t now;
 
     /* In-flight sampled operations. */
-    spu_slot *slots;
+    spu_slot *slots;          /* a ring in sampling order: records enter the FIFO in that order */
     uint64_t next_seq;
+    uint32_t slot_head;       /* the oldest occupied slot */
     uint32_t inflight;
     uint64_t next_complete;   /* earliest complete_at of an incomplete slot, UINT64_MAX if none */
 
