@@ -193,7 +193,9 @@ void trbu_trigger(trbu_t *t);
 
 /* A trace unit flush request (RXRRWP). With a hook installed, the host's trace unit may hand
  * over more bytes and then calls trbu_flush_complete(); without one, the flush completes
- * cfg.flush_cycles after it was requested. */
+ * cfg.flush_cycles after it was requested. The hook runs inside the unit (from a write that
+ * made the Trigger Counter reach zero, or from trbu_trigger): it must only note the request and
+ * not call back into the unit. */
 typedef void (*trbu_flush_fn)(void *user);
 void trbu_set_flush_hook(trbu_t *t, trbu_flush_fn fn, void *user);
 void trbu_flush_complete(trbu_t *t);
