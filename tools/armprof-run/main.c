@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "armprof/pmu.h"
+#include "run_trbe.h"
 #include "spe_run.h"
 
 static void usage(FILE *f)
@@ -33,6 +34,9 @@ static void usage(FILE *f)
             "  --max-size N       PMSIDR_EL1.MaxSize, 4..11 (default 6)\n"
             "  --align N          PMBIDR_EL1.Align, 0..MaxSize (default 0)\n"
             "  --out DIR          output folder (default out)\n"
+            "  --trbe             also run the TRBU from a synthetic trace source (OUT/trbe.bin)\n"
+            "  --trbe-bytes N     trace bytes for --trbe (default 16 MiB)\n"
+            "  --trbe-buffer N    trace buffer bytes for --trbe (default 65536)\n"
             "  --json             print the JSON summary instead of the readable one\n"
             "  -h, --help         this text\n");
 }
@@ -153,6 +157,35 @@ static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r, pmu_t
     return j;
 }
 
+static void trbe_json(cJSON *j, const run_trbe_result *t)
+{
+    char b[24];
+    cJSON *o = cJSON_AddObjectToObject(j, "trbu");
+    num(o, "bytes_in", (double)t->st.bytes_in);
+    num(o, "bytes_written", (double)t->st.bytes_written);
+    num(o, "bytes_discarded", (double)t->st.bytes_discarded);
+    num(o, "wraps", (double)t->st.wraps);
+    num(o, "management_events", (double)t->st.management_events);
+    cJSON *m = cJSON_AddObjectToObject(o, "management_events_by_kind");
+    num(m, "buffer_full", (double)t->st.buffer_full_events);
+    num(m, "wrap_irq", (double)t->st.wrap_irq_events);
+    num(m, "trigger", (double)t->st.trigger_mgmt_events);
+    num(m, "fault", (double)t->st.fault_events);
+    num(m, "external_abort", (double)t->st.ext_abort_events);
+    num(m, "impdef", (double)t->st.impdef_events);
+    num(o, "detected_triggers", (double)t->st.detected_triggers);
+    num(o, "trigger_events", (double)t->st.trigger_events);
+    num(o, "interrupts", (double)t->irqs);
+    num(o, "serviced_wraps", (double)t->serviced_wraps);
+    num(o, "dumped_bytes", (double)t->dumped_bytes);
+    num(o, "cycles", (double)t->cycles);
+    num(o, "host_seconds", t->host_seconds);
+    cJSON_AddStringToObject(o, "trbsr", hex(b, t->trbsr));
+    cJSON_AddStringToObject(o, "trbptr", hex(b, t->trbptr));
+    cJSON_AddStringToObject(o, "trblimitr", hex(b, t->trblimitr));
+    cJSON_AddStringToObject(o, "trbbaser", hex(b, t->trbbaser));
+}
+
 static void print_human(const spe_run_opts *o, const spe_run_result *r, const char *outdir)
 {
     const spu_stats *s = &r->st;
@@ -185,15 +218,29 @@ static void print_human(const spe_run_opts *o, const spe_run_result *r, const ch
     printf("  wrote %s/summary.json and %s/spe.bin (%" PRIu64 " bytes)\n", outdir, outdir, r->dumped_bytes);
 }
 
+static void print_trbe(const run_trbe_result *t, const char *outdir)
+{
+    printf("armprof-run --trbe: TRBU model, synthetic trace source, flat memory\n");
+    printf("  trace bytes         %" PRIu64 " in, %" PRIu64 " written, %" PRIu64 " discarded\n", t->st.bytes_in,
+           t->st.bytes_written, t->st.bytes_discarded);
+    printf("  wraps               %" PRIu64 ", management events %" PRIu64 " (buffer full %" PRIu64
+           ", trigger %" PRIu64 ", fault %" PRIu64 ")\n", t->st.wraps, t->st.management_events,
+           t->st.buffer_full_events, t->st.trigger_mgmt_events, t->st.fault_events);
+    printf("  TRBSR_EL1           0x%016" PRIx64 ", TRBPTR_EL1 0x%016" PRIx64 "\n", t->trbsr, t->trbptr);
+    printf("  wrote %s/trbe.bin (%" PRIu64 " bytes)\n", outdir, t->dumped_bytes);
+}
+
 int main(int argc, char **argv)
 {
     spe_run_opts o;
     spe_run_opts_default(&o);
     o.ops = 10000000ull;
     const char *outdir = "out";
-    bool json = false;
+    bool json = false, trbe = false;
+    run_trbe_opts topt;
+    run_trbe_opts_default(&topt);
     enum { O_OPS = 256, O_INTERVAL, O_NORND, O_BUF, O_SEED, O_NOSERV, O_IRQLAT, O_FIFO, O_DRAIN,
-           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON };
+           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF };
     static const struct option lo[] = {
         { "ops", required_argument, 0, O_OPS },           { "interval", required_argument, 0, O_INTERVAL },
         { "no-rnd", no_argument, 0, O_NORND },            { "buffer-bytes", required_argument, 0, O_BUF },
@@ -202,6 +249,8 @@ int main(int argc, char **argv)
         { "drain", required_argument, 0, O_DRAIN },       { "inflight", required_argument, 0, O_INFL },
         { "max-size", required_argument, 0, O_MAXSIZE },  { "align", required_argument, 0, O_ALIGN },
         { "out", required_argument, 0, O_OUT },           { "json", no_argument, 0, O_JSON },
+        { "trbe", no_argument, 0, O_TRBE },               { "trbe-bytes", required_argument, 0, O_TRBE_BYTES },
+        { "trbe-buffer", required_argument, 0, O_TRBE_BUF },
         { "help", no_argument, 0, 'h' },                  { 0, 0, 0, 0 } };
     int ch;
     uint64_t v;
@@ -221,6 +270,9 @@ int main(int argc, char **argv)
         case O_ALIGN: if (parse_u64("--align", optarg, 0, 11, &v)) return 2; o.spu.align = (uint8_t)v; break;
         case O_OUT: outdir = optarg; break;
         case O_JSON: json = true; break;
+        case O_TRBE: trbe = true; break;
+        case O_TRBE_BYTES: if (parse_u64("--trbe-bytes", optarg, 1, 1ull << 40, &topt.bytes)) return 2; break;
+        case O_TRBE_BUF: if (parse_u64("--trbe-buffer", optarg, 8192, 1ull << 32, &topt.buffer_bytes)) return 2; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -262,6 +314,24 @@ int main(int argc, char **argv)
     }
     cJSON *j = summary_json(&o, &r, pmu);
     pmu_close(pmu);
+    run_trbe_result tr;
+    if (trbe) {
+        snprintf(path, sizeof(path), "%s/trbe.bin", outdir);
+        FILE *tf = fopen(path, "wb");
+        if (!tf) {
+            fprintf(stderr, "armprof-run: cannot write %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+        topt.dump = tf;
+        topt.seed = o.wl.seed;
+        int trc = run_trbe(&topt, &tr);
+        fclose(tf);
+        if (trc) {
+            fprintf(stderr, "armprof-run --trbe: %s (%s)\n", tr.error_text, armprof_strerror(tr.error));
+            return 1;
+        }
+        trbe_json(j, &tr);
+    }
     char *text = cJSON_Print(j);
     snprintf(path, sizeof(path), "%s/summary.json", outdir);
     FILE *sf = fopen(path, "w");
@@ -271,8 +341,11 @@ int main(int argc, char **argv)
     }
     if (json)
         printf("%s\n", text);
-    else
+    else {
         print_human(&o, &r, outdir);
+        if (trbe)
+            print_trbe(&tr, outdir);
+    }
     cJSON_free(text);
     cJSON_Delete(j);
     return 0;
