@@ -28,19 +28,25 @@ Memory::~Memory() { std::free(mem_); }
 void Memory::add_error_region(uint64_t lo, uint64_t hi, bool on_read, bool on_write, bool async)
 {
     errors_.push_back({lo, hi, on_read, on_write, async});
-    socket->invalidate_direct_mem_ptr(0, ~0ull);
+    invalidate_all();
 }
 
 void Memory::clear_error_regions()
 {
     errors_.clear();
-    socket->invalidate_direct_mem_ptr(0, ~0ull);
+    invalidate_all();
 }
 
 void Memory::set_dmi_enabled(bool on)
 {
     dmi_enabled_ = on;
     if (!on)
+        invalidate_all();
+}
+
+void Memory::invalidate_all()
+{
+    if (elaborated_)
         socket->invalidate_direct_mem_ptr(0, ~0ull);
 }
 

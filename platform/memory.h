@@ -49,6 +49,9 @@ private:
     unsigned transport_dbg(tlm::tlm_generic_payload &trans);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload &trans, tlm::tlm_dmi &dmi);
     const ErrorRegion *find_error(uint64_t lo, uint64_t len, bool write) const;
+    void invalidate_all();
+    void end_of_elaboration() override { elaborated_ = true; }
+    bool elaborated_ = false;
 
     uint8_t *mem_;
     uint64_t size_;

@@ -103,6 +103,8 @@ void Smmu::tlbi_ipa(unsigned pe)
 
 void Smmu::invalidate_all_dmi()
 {
+    if (!elaborated_)
+        return;
     for (unsigned i = 0; i < tsock.size(); i++)
         tsock[i]->invalidate_direct_mem_ptr(0, ~0ull);
 }

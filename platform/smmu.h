@@ -135,6 +135,8 @@ private:
     Rule *match_rule(Inject what, const armprof_regime &rg, uint64_t lo, uint64_t hi);
     void consume(Rule *r);
     void invalidate_all_dmi();
+    void end_of_elaboration() override { elaborated_ = true; }
+    bool elaborated_ = false; // no DMI pointer exists before, and the sockets are not resolved
     Ctx &ctx(unsigned pe);
     const Ctx &ctx(unsigned pe) const;
 

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// pe.cpp: workload-driven PE with quantum keeper and the SPE driver's interrupt handling.
+#include "pe.h"
+
+namespace armprof {
+
+using namespace sc_core;
+
+Pe::Pe(sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent)
+    : sc_module(name), cfg_(cfg), spu_(spu), agent_(agent)
+{
+    if (!cfg_.ops_per_cycle)
+        cfg_.ops_per_cycle = 1;
+    wl_init(&gen_, &cfg_.wl);
+    qk_.set_global_quantum(cfg_.quantum); // every PE sets the same global quantum
+    SC_HAS_PROCESS(Pe);
+    SC_THREAD(run);
+}
+
+// Bring SystemC time to the model's time, then drive PMBIRQ.
+void Pe::sync_irq()
+{
+    if (!spu_.irq_changed())
+        return;
+    qk_.set(spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME);
+    qk_.sync();
+    spu_.flush_irq();
+}
+
+void Pe::run()
+{
+    qk_.reset();
+    if (!agent_.probe()) {
+        finished_ = true;
+        finished_event.notify(SC_ZERO_TIME);
+        return;
+    }
+    agent_.start();
+    sync_irq();
+    const uint64_t rate = cfg_.ops_per_cycle;
+    spu_t *spu = spu_.unit();
+    bool irq = false;
+    uint64_t irq_at = 0, last_progress = 0;
+    while (done_ < cfg_.ops) {
+        if (spu_.irq_level() && !irq) {
+            irq = true;
+            irq_at = spu_now(spu);
+        }
+        if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
+            agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
+            irq = spu_.irq_level();
+            sync_irq();
+            continue;
+        }
+        uint64_t remaining = cfg_.ops - done_;
+        uint64_t step;
+        uint64_t k = spu_ops_until_sample(spu);
+        if (k == 0) {
+            spu_op op;
+            wl_next(&gen_, &op);
+            spu_retire(spu, &op);
+            step = 1;
+        } else {
+            // Stop at the unit's next event and at the handler's start.
+            uint64_t cyc = spu_cycles_to_next_event(spu);
+            if (irq) {
+                uint64_t due = irq_at + cfg_.irq_latency - spu_now(spu);
+                if (due < cyc)
+                    cyc = due ? due : 1;
+            }
+            step = k < remaining ? k : remaining;
+            if (cyc != UINT64_MAX) {
+                uint64_t in_cycle = rate - done_ % rate;
+                uint64_t lim = cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX : in_cycle + (cyc - (cyc ? 1 : 0)) * rate;
+                if (cyc == 0)
+                    lim = in_cycle - 1;
+                if (lim < step)
+                    step = lim;
+            }
+            if (k != UINT64_MAX)
+                step = spu_skip(spu, step);
+            if (!step)
+                step = 1;
+        }
+        uint64_t cycles = (done_ + step) / rate - done_ / rate;
+        if (cycles)
+            spu_advance(spu, cycles);
+        done_ += step;
+        sync_irq();
+        sc_time ahead = spu_.model_time() - sc_time_stamp();
+        qk_.set(ahead);
+        if (qk_.need_sync())
+            qk_.sync();
+        if (cfg_.progress && done_ - last_progress >= cfg_.ops / 100 + 1) {
+            last_progress = done_;
+            cfg_.progress((double)done_ / (double)cfg_.ops);
+        }
+    }
+    // The session ends as arm_spe_pmu_stop() ends it.
+    agent_.stop();
+    sync_irq();
+    qk_.sync();
+    spu_.reschedule();
+    finished_ = true;
+    finished_event.notify(SC_ZERO_TIME);
+}
+
+} // namespace armprof

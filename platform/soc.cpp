@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// soc.cpp: builds and runs the virtual platform of a scenario.
+#include "soc.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace armprof {
+
+using namespace sc_core;
+
+Platform::Platform(const Scenario &sc) : sc_(sc)
+{
+    if (sc_.pes == 0 || sc_.pes > 64)
+        throw std::invalid_argument("pes must be 1..64");
+    sc_.buffer_bytes = (sc_.buffer_bytes + 0xFFF) & ~0xFFFull;
+    if (sc_.buffer_bytes == 0 || sc_.buffer_bytes * sc_.pes > (96ull << 20))
+        throw std::invalid_argument("buffer size must be 4 KiB .. 96 MiB in total");
+    sc_time clk(sc_.clock_ns, SC_NS);
+    mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
+    bus_.reset(new Bus("bus"));
+    smmu_.reset(new Smmu("smmu", sc_.pes));
+    std::vector<IrqCtrl::LineInfo> lines;
+    for (unsigned p = 0; p < sc_.pes; p++)
+        lines.push_back({p, sc_.ppi_pmbirq, "PMBIRQ" + std::to_string(p)});
+    irqc_.reset(new IrqCtrl("irqc", lines));
+    smmu_->isock.bind(bus_->tsock);
+    bus_->isock.bind(mem_->socket);
+    bus_->map(0, DRAM_BASE, DRAM_SIZE, sc_time(sc_.bus_latency_ns, SC_NS), sc_.bus_bytes_per_ns, "dram");
+    mem_->set_dmi_enabled(sc_.dmi);
+    smmu_->dmi_enabled = sc_.dmi;
+    dumps_.resize(sc_.pes);
+    frac_.assign(sc_.pes, 0.0);
+    for (unsigned p = 0; p < sc_.pes; p++) {
+        spu_config cfg;
+        spu_config_default(&cfg);
+        cfg.flag_update = sc_.hw_flag_update;
+        cfg.pe_index = (uint8_t)p;
+        cfg.rng_seed = (uint32_t)(sc_.seed * 2654435761u + p + 1);
+        std::string n = "spu" + std::to_string(p);
+        spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
+        SpuModule &s = *spus_.back();
+        s.mem.bind(smmu_->tsock);
+        s.set_dmi(sc_.dmi);
+        irq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("pmbirq" + std::to_string(p)).c_str()));
+        s.irq.bind(*irq_sigs_.back());
+        irqc_->lines[p].bind(*irq_sigs_.back());
+        armprof_pe_ctx ctx;
+        armprof_pe_ctx_default(&ctx);
+        ctx.el = 1;
+        ctx.hcr_vm = sc_.stage2;
+        ctx.contextidr_el1 = 0x100 + p;
+        s.set_pe_context(ctx);
+
+        SpeAgent::Config ac;
+        ac.base = buffer_va(p);
+        ac.size = sc_.buffer_bytes;
+        ac.interval = sc_.interval;
+        ac.rnd = sc_.rnd;
+        ac.ts = sc_.ts;
+        ac.pa = sc_.pa;
+        ac.cx = sc_.cx;
+        ac.restart_after_fault = sc_.restart_after_fault;
+        SpuModule *sp = &s;
+        std::vector<uint8_t> *dump = &dumps_[p];
+        agents_.emplace_back(new SpeAgent(
+            ac, [sp](uint32_t e, uint64_t *v) { return sp->reg_read(e, v); },
+            [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { spu_psb_csync(sp->unit()); },
+            [this, p, sp](uint64_t a, uint8_t *b, size_t l) { return sp->debug_read(regime(p), a, b, l); },
+            [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
+
+        Pe::Config pc;
+        pc.index = p;
+        pc.ops = sc_.ops;
+        pc.ops_per_cycle = sc_.ops_per_cycle;
+        pc.irq_latency = sc_.irq_latency;
+        pc.quantum = sc_time(sc_.quantum_ns, SC_NS);
+        wl_config_default(&pc.wl);
+        pc.wl.seed = sc_.seed * 1000003u + p;
+        pc.progress = [this, p](double f) {
+            frac_[p] = f;
+            if (progress_) {
+                double m = 1.0;
+                for (double x : frac_)
+                    m = std::min(m, x);
+                progress_(m);
+            }
+        };
+        std::string pn = "pe" + std::to_string(p);
+        pe_.emplace_back(new Pe(pn.c_str(), pc, s, *agents_.back()));
+    }
+    build_tables();
+    for (const FaultSpec &f : sc_.faults)
+        inject(f);
+}
+
+Platform::~Platform() = default;
+
+uint64_t Platform::buffer_pa(unsigned pe) const
+{
+    uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + pe * sc_.buffer_bytes;
+    return sc_.stage2 ? ipa + S2_SHIFT : ipa;
+}
+
+armprof_regime Platform::regime(unsigned pe) const
+{
+    armprof_regime rg{};
+    if (!spu_buffer_enabled(spus_[pe]->unit(), &rg)) {
+        // Buffer disabled: the regime it would have (EL1&0, Non-secure).
+        rg.kind = ARMPROF_REGIME_EL10;
+        rg.ss = ARMPROF_NONSECURE;
+        rg.el = 1;
+        rg.stage2 = sc_.stage2;
+        rg.hw_flag_update = sc_.hw_flag_update;
+        rg.unit = ARMPROF_UNIT_SPU;
+        rg.pe = (uint8_t)pe;
+    }
+    return rg;
+}
+
+// Kernel-style tables: the buffers at TTBR1 VAs (EL1&0), 4 KB pages, writable-clean (DBM)
+// with AF clear when the unit updates flags by hardware, so the first writes exercise the
+// hardware updates; stage 2 maps IPA -> IPA + S2_SHIFT and the table pool at IPA == PA.
+void Platform::build_tables()
+{
+    PageTables pt = PageTables::for_memory(*mem_, DRAM_BASE, DRAM_BASE + POOL_OFF, DRAM_BASE + DRAM_SIZE);
+    uint64_t s2root = 0;
+    if (sc_.stage2) {
+        s2root = pt.alloc_table();
+        pt.map(s2root, 0, DRAM_BASE + POOL_OFF, DRAM_BASE + POOL_OFF, DRAM_SIZE - POOL_OFF, PageTables::s2_attrs(), 2);
+        Smmu::StageCfg c2;
+        c2.enabled = true;
+        c2.ttb0 = s2root;
+        for (unsigned p = 0; p < sc_.pes; p++)
+            smmu_->set_stage2(p, c2);
+    }
+    bool hw = sc_.hw_flag_update;
+    for (unsigned p = 0; p < sc_.pes; p++) {
+        uint64_t root0 = pt.alloc_table(), root1 = pt.alloc_table();
+        uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + p * sc_.buffer_bytes;
+        pt.map(root1, 0, buffer_va(p), ipa, sc_.buffer_bytes, PageTables::s1_attrs(!hw, !hw, hw));
+        if (sc_.stage2)
+            pt.map(s2root, 0, ipa, ipa + S2_SHIFT, sc_.buffer_bytes, PageTables::s2_attrs(true, true));
+        Smmu::StageCfg c1;
+        c1.enabled = true;
+        c1.ttb0 = root0;
+        c1.ttb1 = root1;
+        c1.two_ranges = true;
+        smmu_->set_stage1(p, ARMPROF_REGIME_EL10, c1);
+    }
+}
+
+void Platform::inject(const FaultSpec &f)
+{
+    if (f.pe >= sc_.pes)
+        throw std::invalid_argument("fault: no such PE");
+    uint64_t va = buffer_va(f.pe) + f.offset;
+    uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + f.pe * sc_.buffer_bytes + f.offset;
+    uint64_t addr = f.stage == 2 ? ipa : va;
+    bool ok = true;
+    if (f.kind == "unmap")
+        ok = smmu_->inject_unmap(f.pe, ARMPROF_REGIME_EL10, f.stage, addr, f.level);
+    else if (f.kind == "read_only")
+        ok = smmu_->inject_read_only(f.pe, ARMPROF_REGIME_EL10, f.stage, addr);
+    else if (f.kind == "clear_af")
+        ok = smmu_->inject_clear_af(f.pe, ARMPROF_REGIME_EL10, f.stage, addr);
+    else if (f.kind == "walk_abort" || f.kind == "write_abort" || f.kind == "gpf") {
+        Smmu::Rule r;
+        r.what = f.kind == "walk_abort" ? Smmu::Inject::WalkAbort
+               : f.kind == "write_abort" ? Smmu::Inject::WriteAbort : Smmu::Inject::Gpf;
+        r.pe = f.pe;
+        r.lo = va;
+        r.hi = va + f.length;
+        r.stage = f.stage;
+        r.level = f.level < 0 ? 3 : (unsigned)f.level;
+        r.async = f.async;
+        r.remaining = f.count;
+        smmu_->inject(r);
+    } else if (f.kind == "mem_error") {
+        uint64_t pa = buffer_pa(f.pe) + f.offset - DRAM_BASE;
+        mem_->add_error_region(pa, pa + f.length, false, true, f.async);
+    } else {
+        throw std::invalid_argument("fault: unknown kind '" + f.kind + "'");
+    }
+    if (!ok)
+        throw std::invalid_argument("fault: the walk does not reach that descriptor");
+}
+
+void Platform::trace(sc_trace_file *tf)
+{
+    for (unsigned p = 0; p < sc_.pes; p++) {
+        sc_trace(tf, *irq_sigs_[p], "PMBIRQ_pe" + std::to_string(p));
+        sc_trace(tf, spus_[p]->sig_pmbptr, "PMBPTR_EL1_pe" + std::to_string(p));
+    }
+}
+
+void Platform::run()
+{
+    sc_event_or_list all;
+    for (auto &p : pe_)
+        all |= p->finished_event;
+    for (;;) {
+        bool done = std::all_of(pe_.begin(), pe_.end(), [](const std::unique_ptr<Pe> &p) { return p->done(); });
+        if (done)
+            break;
+        sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
+    }
+    // Let the units finish what they have in flight.
+    sc_start(sc_time(sc_.quantum_ns, SC_NS));
+}
+
+} // namespace armprof

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// soc.h: the whole virtual platform (N PEs with their SPUs and drivers, SMMU, bus, memory, IRQ stub) built from a scenario.
+#ifndef ARMPROF_PLATFORM_SOC_H
+#define ARMPROF_PLATFORM_SOC_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "bus.h"
+#include "irqc.h"
+#include "memory.h"
+#include "pagetable.h"
+#include "pe.h"
+#include "smmu.h"
+#include "spe_agent.h"
+#include "spu_module.h"
+
+namespace armprof {
+
+// A fault to inject at the start of the run, relative to a PE's Profiling Buffer.
+struct FaultSpec {
+    unsigned pe = 0;
+    std::string kind;        // unmap | read_only | clear_af | walk_abort | write_abort | gpf | mem_error
+    unsigned stage = 1;      // unmap, read_only, clear_af, walk_abort
+    int level = -1;          // unmap (-1: leaf), walk_abort (0..3)
+    uint64_t offset = 0;     // byte offset into the buffer
+    uint64_t length = 0x1000;
+    bool async = false;      // write_abort, mem_error
+    int count = -1;          // walk_abort / write_abort / gpf: how many times (-1: always)
+};
+
+struct Scenario {
+    unsigned pes = 1;
+    uint64_t ops = 20000000;            // population operations per PE
+    uint32_t ops_per_cycle = 1;
+    double clock_ns = 1.0;              // PE clock period
+    double quantum_ns = 1000.0;         // tlm_quantumkeeper global quantum
+    bool dmi = true;
+    uint64_t seed = 1;
+    // SPE and its driver
+    uint32_t interval = 1024;
+    bool rnd = true;
+    uint64_t buffer_bytes = 64 * 1024;
+    uint64_t irq_latency = 2000;        // cycles
+    bool ts = true, pa = true, cx = true;
+    bool restart_after_fault = false;
+    bool hw_flag_update = true;         // PMBIDR_EL1.F
+    bool stage2 = true;                 // EL2 enabled, HCR_EL2.VM = 1
+    // Interconnect and memory
+    double bus_latency_ns = 10, bus_bytes_per_ns = 16, mem_latency_ns = 20;
+    unsigned ppi_pmbirq = PPI_PMBIRQ_DEFAULT;
+    std::vector<FaultSpec> faults;
+    std::string name = "default";
+};
+
+class Platform {
+public:
+    static constexpr uint64_t DRAM_BASE = 0x80000000ull;
+    static constexpr uint64_t DRAM_SIZE = 512ull << 20;
+    static constexpr uint64_t POOL_OFF = 448ull << 20;         // translation tables
+    static constexpr uint64_t BUF_VA = 0xFFFF800000000000ull;  // + pe * BUF_VA_STRIDE
+    static constexpr uint64_t BUF_VA_STRIDE = 0x10000000ull;
+    static constexpr uint64_t BUF_IPA_OFF = 16ull << 20;       // IPA = DRAM_BASE + this + ...
+    static constexpr uint64_t S2_SHIFT = 128ull << 20;         // PA = IPA + this with stage 2
+
+    explicit Platform(const Scenario &sc);
+    ~Platform();
+
+    // Runs until every PE has finished its operations (and the units are idle).
+    void run();
+
+    const Scenario &scenario() const { return sc_; }
+    Memory &memory() { return *mem_; }
+    Bus &bus() { return *bus_; }
+    Smmu &smmu() { return *smmu_; }
+    IrqCtrl &irqc() { return *irqc_; }
+    unsigned pes() const { return sc_.pes; }
+    SpuModule &spu(unsigned pe) { return *spus_[pe]; }
+    SpeAgent &agent(unsigned pe) { return *agents_[pe]; }
+    Pe &pe(unsigned i) { return *pe_[i]; }
+    const std::vector<uint8_t> &spe_dump(unsigned pe) const { return dumps_[pe]; }
+    uint64_t buffer_va(unsigned pe) const { return BUF_VA + pe * BUF_VA_STRIDE; }
+    uint64_t buffer_pa(unsigned pe) const;
+    armprof_regime regime(unsigned pe) const;
+    void trace(sc_core::sc_trace_file *tf);
+    void set_progress(std::function<void(double)> fn) { progress_ = std::move(fn); }
+
+private:
+    void build_tables();
+    void inject(const FaultSpec &f);
+    void waiter();
+
+    Scenario sc_;
+    std::unique_ptr<Memory> mem_;
+    std::unique_ptr<Bus> bus_;
+    std::unique_ptr<Smmu> smmu_;
+    std::unique_ptr<IrqCtrl> irqc_;
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> irq_sigs_;
+    std::vector<std::unique_ptr<SpuModule>> spus_;
+    std::vector<std::unique_ptr<SpeAgent>> agents_;
+    std::vector<std::unique_ptr<Pe>> pe_;
+    std::vector<std::vector<uint8_t>> dumps_;
+    std::function<void(double)> progress_;
+    std::vector<double> frac_;
+};
+
+} // namespace armprof
+
+#endif

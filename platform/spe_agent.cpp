@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// spe_agent.cpp: arm_spe_pmu-like programming and servicing of the SPU.
+#include "spe_agent.h"
+
+#include "common/bits.h"
+
+namespace armprof {
+
+namespace {
+// Field masks (REGISTERS.md).
+constexpr uint64_t PMBSR_EC = AP_GENMASK(31, 26);
+constexpr uint64_t PMBSR_DL = AP_BIT(19);
+constexpr uint64_t PMBSR_EA = AP_BIT(18);
+constexpr uint64_t PMBSR_S = AP_BIT(17);
+constexpr uint64_t PMBSR_MSS_FSC = AP_GENMASK(5, 0);
+constexpr uint64_t PMBIDR_P = AP_BIT(4);
+constexpr uint64_t PMBIDR_ALIGN = AP_GENMASK(3, 0);
+constexpr uint64_t PMSIDR_MAXSIZE = AP_GENMASK(15, 12);
+constexpr uint64_t PMSIRR_INTERVAL = AP_GENMASK(31, 8);
+constexpr uint64_t PMSIRR_RND = AP_BIT(0);
+constexpr uint64_t PMSCR_TS = AP_BIT(5), PMSCR_PA = AP_BIT(4), PMSCR_CX = AP_BIT(3);
+constexpr uint64_t PMSCR_E1SPE = AP_BIT(1), PMSCR_E0SPE = AP_BIT(0);
+constexpr uint64_t PMBLIMITR_E = AP_BIT(0);
+} // namespace
+
+SpeAgent::SpeAgent(const Config &cfg, RegRead rd, RegWrite wr, std::function<void()> psb_csync, MemRead mem,
+                   Sink sink)
+    : cfg_(cfg), rd_(std::move(rd)), wr_(std::move(wr)), csync_(std::move(psb_csync)), mem_(std::move(mem)),
+      sink_(std::move(sink))
+{
+}
+
+uint64_t SpeAgent::rd(uint32_t enc)
+{
+    uint64_t v = 0;
+    rd_(enc, &v);
+    return v;
+}
+
+void SpeAgent::wr(uint32_t enc, uint64_t v) { wr_(enc, v); }
+
+bool SpeAgent::probe()
+{
+    uint64_t idr = rd(SPU_PMBIDR_EL1), sidr = rd(SPU_PMSIDR_EL1);
+    align_ = (uint32_t)ap_field_get(PMBIDR_ALIGN, idr);
+    max_size_ = (uint32_t)ap_field_get(PMSIDR_MAXSIZE, sidr);
+    return !(idr & PMBIDR_P);
+}
+
+void SpeAgent::start()
+{
+    wr(SPU_PMSFCR_EL1, cfg_.pmsfcr);
+    wr(SPU_PMSEVFR_EL1, cfg_.pmsevfr);
+    wr(SPU_PMSLATFR_EL1, cfg_.pmslatfr);
+    wr(SPU_PMSIRR_EL1, ap_field_prep(PMSIRR_INTERVAL, cfg_.interval >> 8) | (cfg_.rnd ? PMSIRR_RND : 0));
+    wr(SPU_PMSICR_EL1, rd(SPU_PMSIRR_EL1));
+    wr(SPU_PMBPTR_EL1, cfg_.base);
+    wr(SPU_PMBLIMITR_EL1, (cfg_.base + cfg_.size) | cfg_.nvm_bit | PMBLIMITR_E);
+    wr(SPU_PMBSR_EL1, 0);
+    wr(SPU_PMSCR_EL1, (cfg_.ts ? PMSCR_TS : 0) | (cfg_.pa ? PMSCR_PA : 0) | (cfg_.cx ? PMSCR_CX : 0) |
+                          PMSCR_E1SPE | PMSCR_E0SPE);
+    running_ = true;
+}
+
+void SpeAgent::copy_out(uint64_t upto)
+{
+    if (upto <= cfg_.base || upto > cfg_.base + cfg_.size)
+        return;
+    size_t n = (size_t)(upto - cfg_.base);
+    tmp_.resize(n);
+    size_t got = mem_(cfg_.base, tmp_.data(), n);
+    if (sink_)
+        sink_(tmp_.data(), got);
+    st_.bytes_copied += got;
+}
+
+std::string SpeAgent::fault_kind(uint64_t pmbsr)
+{
+    unsigned ec = (unsigned)ap_field_get(PMBSR_EC, pmbsr);
+    unsigned fsc = (unsigned)ap_field_get(PMBSR_MSS_FSC, pmbsr);
+    if (ec == ARMPROF_EC_OTHER)
+        return (pmbsr & PMBSR_EA) ? "ext_abort" : "buffer_full";
+    if (ec == ARMPROF_EC_GPC)
+        return "gpc";
+    if (ec == ARMPROF_EC_IMPDEF)
+        return "impdef";
+    std::string st = ec == ARMPROF_EC_S2_ABORT ? "s2_" : "s1_";
+    switch (fsc & 0x3C) {
+    case ARMPROF_FSC_ADDR_SIZE: return st + "address_size";
+    case ARMPROF_FSC_TRANSLATION: return st + "translation";
+    case ARMPROF_FSC_ACCESS_FLAG: return st + "access_flag";
+    case ARMPROF_FSC_PERMISSION: return st + "permission";
+    case ARMPROF_FSC_SEA_WALK: return st + "walk_abort";
+    default: break;
+    }
+    if (fsc == ARMPROF_FSC_SEA_WRITE)
+        return st + "sync_ext_abort";
+    if (fsc == ARMPROF_FSC_AEA_WRITE)
+        return st + "async_ext_abort";
+    return st + "other";
+}
+
+bool SpeAgent::on_irq(uint64_t now_ns)
+{
+    st_.irqs++;
+    csync_(); // PSB CSYNC before reading the syndrome and the data (3.6)
+    uint64_t sr = rd(SPU_PMBSR_EL1);
+    if (!(sr & PMBSR_S))
+        return false;
+    uint64_t ptr = rd(SPU_PMBPTR_EL1);
+    events_.push_back({now_ns, sr, ptr});
+    bool dl = sr & PMBSR_DL, ea = sr & PMBSR_EA;
+    unsigned ec = (unsigned)ap_field_get(PMBSR_EC, sr);
+    st_.by_kind[fault_kind(sr)]++;
+    if (dl)
+        st_.dl++;
+    if (ec == ARMPROF_EC_OTHER && !ea) {
+        // Buffer full: hand the data over and restart at the base.
+        st_.buffer_full++;
+        if (!dl)
+            copy_out(ptr);
+        wr(SPU_PMBPTR_EL1, cfg_.base);
+        wr(SPU_PMBSR_EL1, 0);
+        return true;
+    }
+    if (ea)
+        st_.ext_aborts++;
+    else
+        st_.faults++;
+    // PMBPTR_EL1 is the fault address (synchronous reports): records before it are complete
+    // unless DL; after an asynchronous External abort nothing can be trusted (3.5.4).
+    if (!dl && !ea)
+        copy_out(ptr);
+    if (cfg_.restart_after_fault && !ea) {
+        // The fault is taken as fixed: the data up to the pointer is out, start afresh.
+        wr(SPU_PMBPTR_EL1, cfg_.base);
+        wr(SPU_PMBSR_EL1, 0);
+        return true;
+    }
+    st_.fatal++;
+    wr(SPU_PMBLIMITR_EL1, 0);
+    wr(SPU_PMBSR_EL1, 0);
+    running_ = false;
+    return true;
+}
+
+void SpeAgent::stop()
+{
+    wr(SPU_PMSCR_EL1, 0);
+    csync_();
+    uint64_t sr = rd(SPU_PMBSR_EL1);
+    if (running_ && !(sr & PMBSR_DL))
+        copy_out(rd(SPU_PMBPTR_EL1));
+    wr(SPU_PMBLIMITR_EL1, 0);
+    running_ = false;
+}
+
+} // namespace armprof

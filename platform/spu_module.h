@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// spu_module.h: thin SystemC/TLM-2.0 wrapper of the SPU C model (buffer writes, registers, PMBIRQ, event scheduling).
+#ifndef ARMPROF_PLATFORM_SPU_MODULE_H
+#define ARMPROF_PLATFORM_SPU_MODULE_H
+
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "ap_tlm.h"
+#include "armprof/spu.h"
+
+namespace armprof {
+
+/*
+ * Owns one spu_t and translates; the unit's behaviour stays in the C model.
+ *  - mem: every buffer write of the model (armprof_host_ops.mem_write) becomes a TLM write
+ *    carrying the owning translation regime in a regime_ext; the answer (regime_ext::result)
+ *    goes back to the model as stage / FSC / level. DMI is used when granted, per regime.
+ *  - regs: register access by TLM: offset = encoding * 8 (ARMPROF_SYSREG), 8-byte accesses.
+ *    The C++ calls reg_read / reg_write do the same for a CPU model.
+ *  - irq: PMBIRQ, a level.
+ *  - time: the model counts cycles of `period`. Whoever drives it (a PE with a quantum keeper)
+ *    calls advance_to(); when nobody does, the module wakes itself at the time
+ *    spu_cycles_to_next_event() gives (no ticking every clock).
+ * The bus time of the writes is accounted (stats) but not fed back: the C API has no
+ * back-pressure, the drain rate is the unit's configuration (docs/integration.md).
+ */
+class SpuModule : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<SpuModule> mem; // Profiling Buffer writes
+    tlm_utils::simple_target_socket_optional<SpuModule> regs; // System registers by encoding * 8
+    sc_core::sc_out<bool> irq;                         // PMBIRQ
+    sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_pmbptr; // PMBPTR_EL1 (waves)
+
+    SpuModule(sc_core::sc_module_name name, const spu_config &cfg,
+              sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS));
+    ~SpuModule() override;
+
+    spu_t *unit() { return spu_; }
+    sc_core::sc_time period() const { return period_; }
+    void set_dmi(bool on) { use_dmi_ = on; dmi_valid_ = false; }
+
+    // CPU-side interface (at the model's current time).
+    armprof_err reg_read(uint32_t enc, uint64_t *val);
+    armprof_err reg_write(uint32_t enc, uint64_t val);
+    armprof_err set_pe_context(const armprof_pe_ctx &ctx);
+
+    // Time: bring the model to time t (no-op when it is already there or beyond).
+    void advance_to(const sc_core::sc_time &t);
+    sc_core::sc_time model_time() const;
+    // The level the model drives; pushed to `irq` by flush_irq() (the driver first syncs its
+    // quantum keeper so the edge lands at the right time).
+    bool irq_level() const { return level_; }
+    bool irq_changed() const { return level_ != driven_; }
+    void flush_irq();
+    // Schedules the self-wakeup at the model's next event.
+    void reschedule();
+    // Reads the buffer through the memory path with the owning regime (debug, untimed).
+    size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
+
+    struct Stats {
+        uint64_t writes = 0, bytes = 0, dmi_writes = 0, tlm_writes = 0, faults = 0, aborts = 0;
+        uint64_t irq_edges = 0;
+        sc_core::sc_time bus_time;   // sum of the delays the writes were charged
+    };
+    const Stats &stats() const { return st_; }
+
+private:
+    static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
+                                       const armprof_regime *rg);
+    static void cb_irq(void *user, bool level);
+    armprof_mem_result write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
+    void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+    void invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi);
+    void on_wake();
+
+    spu_t *spu_ = nullptr;
+    sc_core::sc_time period_;
+    bool level_ = false, driven_ = false;
+    bool use_dmi_ = true, dmi_valid_ = false;
+    tlm::tlm_dmi dmi_;
+    armprof_regime dmi_rg_{};
+    sc_core::sc_event wake_;
+    tlm::tlm_generic_payload gp_;
+    regime_ext ext_;
+    Stats st_;
+};
+
+bool same_regime(const armprof_regime &a, const armprof_regime &b);
+
+} // namespace armprof
+
+#endif

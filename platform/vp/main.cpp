@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// main.cpp: armprof-vp, runs a scenario (or the built-in default) on the SystemC virtual platform.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+
+#include <cJSON.h>
+
+#include "scenario_file.h"
+#include "soc.h"
+
+using namespace armprof;
+using namespace sc_core;
+
+namespace {
+
+void usage()
+{
+    std::fprintf(stderr,
+                 "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
+                 "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
+                 "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others)\n"
+                 "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n");
+}
+
+bool write_file(const std::string &path, const void *data, size_t len)
+{
+    FILE *f = std::fopen(path.c_str(), "wb");
+    if (!f)
+        return false;
+    bool ok = std::fwrite(data, 1, len, f) == len;
+    return std::fclose(f) == 0 && ok;
+}
+
+cJSON *spu_json(Platform &p, unsigned i)
+{
+    spu_stats st;
+    spu_get_stats(p.spu(i).unit(), &st);
+    cJSON *o = cJSON_CreateObject();
+    auto num = [o](const char *k, double v) { cJSON_AddNumberToObject(o, k, v); };
+    num("population", (double)st.population);
+    num("feed", (double)st.feed);
+    num("filtrate", (double)st.filtrate);
+    num("collisions", (double)st.collisions);
+    num("filtered_out", (double)st.filtered_out);
+    num("records_written", (double)st.records_written);
+    num("bytes_written", (double)st.bytes_written);
+    num("records_discarded", (double)st.records_discarded);
+    cJSON *disc = cJSON_AddObjectToObject(o, "discarded");
+    for (int r = 0; r < SPU_DISCARD__COUNT; r++)
+        cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);
+    num("fifo_bytes_max", (double)st.fifo_bytes_max);
+    num("serrors", (double)st.serrors);
+    const SpuModule::Stats &ms = p.spu(i).stats();
+    num("bus_write_transactions", (double)ms.writes);
+    num("bus_write_bytes", (double)ms.bytes);
+    num("tlm_writes", (double)ms.tlm_writes);
+    num("dmi_writes", (double)ms.dmi_writes);
+    num("bus_time_ns", ms.bus_time.to_seconds() * 1e9);
+    num("interrupts", (double)p.irqc().assertions(i, p.scenario().ppi_pmbirq));
+    cJSON *me = cJSON_AddObjectToObject(o, "management_events");
+    cJSON_AddNumberToObject(me, "total", (double)st.management_events);
+    cJSON_AddNumberToObject(me, "buffer_full", (double)st.buffer_full_events);
+    cJSON_AddNumberToObject(me, "fault", (double)st.fault_events);
+    cJSON_AddNumberToObject(me, "ext_abort", (double)st.ext_abort_events);
+    cJSON *fk = cJSON_AddObjectToObject(o, "faults_by_kind");
+    const SpeAgent::Stats &as = p.agent(i).stats();
+    for (const auto &kv : as.by_kind)
+        if (kv.first != "buffer_full")
+            cJSON_AddNumberToObject(fk, kv.first.c_str(), (double)kv.second);
+    cJSON *ag = cJSON_AddObjectToObject(o, "driver");
+    cJSON_AddNumberToObject(ag, "serviced", (double)as.irqs);
+    cJSON_AddNumberToObject(ag, "fatal", (double)as.fatal);
+    cJSON_AddNumberToObject(ag, "dl", (double)as.dl);
+    cJSON_AddNumberToObject(ag, "bytes_dumped", (double)as.bytes_copied);
+    return o;
+}
+
+} // namespace
+
+int sc_main(int argc, char **argv)
+{
+    Scenario sc;
+    std::string out = "out", file;
+    bool vcd = false, quiet = false;
+    uint64_t ops_override = 0;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--out" && i + 1 < argc)
+            out = argv[++i];
+        else if (a == "--vcd")
+            vcd = true;
+        else if (a == "--quiet")
+            quiet = true;
+        else if (a == "--ops" && i + 1 < argc)
+            ops_override = std::strtoull(argv[++i], nullptr, 0);
+        else if (a == "-h" || a == "--help") {
+            usage();
+            return 0;
+        } else if (!a.empty() && a[0] != '-' && file.empty())
+            file = a;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (!file.empty()) {
+        std::string err;
+        if (!load_scenario(file, sc, err)) {
+            std::fprintf(stderr, "armprof-vp: %s\n", err.c_str());
+            return 2;
+        }
+    }
+    if (ops_override)
+        sc.ops = ops_override;
+    auto t0 = std::chrono::steady_clock::now();
+    Platform *pp;
+    try {
+        pp = new Platform(sc);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "armprof-vp: %s\n", e.what());
+        return 2;
+    }
+    Platform &p = *pp;
+    int last = -1;
+    if (!quiet)
+        p.set_progress([&last](double f) {
+            int pct = (int)(f * 10) * 10;
+            if (pct > last) {
+                last = pct;
+                std::fprintf(stderr, "\rarmprof-vp: %3d%%", pct);
+                std::fflush(stderr);
+            }
+        });
+    sc_trace_file *tf = nullptr;
+    if (vcd) {
+        mkdir("waves", 0777);
+        tf = sc_create_vcd_trace_file("waves/armprof-vp");
+        p.trace(tf);
+    }
+    p.run();
+    if (tf)
+        sc_close_vcd_trace_file(tf);
+    double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!quiet)
+        std::fprintf(stderr, "\r");
+
+    mkdir(out.c_str(), 0777);
+    uint64_t pop = 0;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scenario", sc.name.c_str());
+    cJSON_AddNumberToObject(root, "sim_time_ns", sc_time_stamp().to_seconds() * 1e9);
+    cJSON_AddNumberToObject(root, "host_seconds", host);
+    cJSON_AddNumberToObject(root, "pes", sc.pes);
+    cJSON *units = cJSON_AddObjectToObject(root, "units");
+    for (unsigned i = 0; i < p.pes(); i++) {
+        cJSON *u = spu_json(p, i);
+        pop += (uint64_t)cJSON_GetObjectItem(u, "population")->valuedouble;
+        cJSON_AddItemToObject(units, ("pe" + std::to_string(i) + ".spu").c_str(), u);
+        const std::vector<uint8_t> &d = p.spe_dump(i);
+        std::string bin = out + (i == 0 ? "/spe.bin" : "/spe_pe" + std::to_string(i) + ".bin");
+        if (!write_file(bin, d.data(), d.size())) {
+            std::fprintf(stderr, "armprof-vp: cannot write %s\n", bin.c_str());
+            return 1;
+        }
+    }
+    cJSON_AddNumberToObject(root, "population_ops", (double)pop);
+    cJSON_AddNumberToObject(root, "population_ops_per_host_second", host > 0 ? (double)pop / host : 0);
+    const Bus::Stats &bs = p.bus().target_stats(0);
+    cJSON *bus = cJSON_AddObjectToObject(root, "bus");
+    cJSON_AddNumberToObject(bus, "transactions", (double)bs.transactions);
+    cJSON_AddNumberToObject(bus, "bytes", (double)bs.bytes);
+    cJSON_AddNumberToObject(bus, "busy_ns", bs.busy.to_seconds() * 1e9);
+    cJSON_AddNumberToObject(bus, "wait_ns", bs.wait.to_seconds() * 1e9);
+    const Smmu::Stats &ss = p.smmu().stats();
+    cJSON *sm = cJSON_AddObjectToObject(root, "smmu");
+    cJSON_AddNumberToObject(sm, "translations", (double)ss.translations);
+    cJSON_AddNumberToObject(sm, "tlb_hits", (double)ss.tlb_hits);
+    cJSON_AddNumberToObject(sm, "walks", (double)ss.walks);
+    cJSON_AddNumberToObject(sm, "descriptor_reads", (double)ss.desc_reads);
+    cJSON_AddNumberToObject(sm, "hw_updates", (double)ss.hw_updates);
+    cJSON_AddNumberToObject(sm, "faults", (double)ss.faults);
+    cJSON_AddNumberToObject(sm, "dmi_grants", (double)ss.dmi_grants);
+    char *js = cJSON_Print(root);
+    std::string jpath = out + "/summary.json";
+    bool ok = write_file(jpath, js, std::strlen(js));
+    cJSON_free(js);
+    cJSON_Delete(root);
+    if (!ok) {
+        std::fprintf(stderr, "armprof-vp: cannot write %s\n", jpath.c_str());
+        return 1;
+    }
+
+    std::printf("armprof-vp: scenario '%s', %u PE(s), %.3f ms simulated in %.2f s host\n", sc.name.c_str(),
+                sc.pes, sc_time_stamp().to_seconds() * 1e3, host);
+    std::printf("  population ops     %llu (%.1f M/s host)\n", (unsigned long long)pop, host > 0 ? pop / host / 1e6 : 0.0);
+    for (unsigned i = 0; i < p.pes(); i++) {
+        spu_stats st;
+        spu_get_stats(p.spu(i).unit(), &st);
+        const SpeAgent::Stats &as = p.agent(i).stats();
+        std::printf("  pe%u spu: sampled %llu, collisions %llu, records written %llu (%llu B), discarded %llu, "
+                    "PMBIRQ %llu, buffer full %llu, faults %llu, ext aborts %llu, dumped %llu B\n",
+                    i, (unsigned long long)st.feed, (unsigned long long)st.collisions,
+                    (unsigned long long)st.records_written, (unsigned long long)st.bytes_written,
+                    (unsigned long long)st.records_discarded,
+                    (unsigned long long)p.irqc().assertions(i, sc.ppi_pmbirq), (unsigned long long)as.buffer_full,
+                    (unsigned long long)as.faults, (unsigned long long)as.ext_aborts,
+                    (unsigned long long)as.bytes_copied);
+        for (const auto &e : p.agent(i).events())
+            if (SpeAgent::fault_kind(e.pmbsr) != "buffer_full") {
+                std::printf("    at %llu ns: PMBSR_EL1=0x%llx (%s) PMBPTR_EL1=0x%llx\n", (unsigned long long)e.when_ns,
+                            (unsigned long long)e.pmbsr, SpeAgent::fault_kind(e.pmbsr).c_str(),
+                            (unsigned long long)e.pmbptr);
+            }
+    }
+    std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
+                (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,
+                (unsigned long long)ss.walks, (unsigned long long)ss.tlb_hits, (unsigned long long)ss.dmi_grants);
+    std::printf("  wrote %s/summary.json, %s/spe.bin%s\n", out.c_str(), out.c_str(), vcd ? ", waves/armprof-vp.vcd" : "");
+    delete pp;
+    return 0;
+}

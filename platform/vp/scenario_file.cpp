@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// scenario_file.cpp: scenario reader on libfyaml (JSON is read as the YAML subset it is).
+#include "scenario_file.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+
+#include <libfyaml.h>
+
+namespace armprof {
+
+namespace {
+
+struct Reader {
+    std::string err;
+
+    std::string scalar(struct fy_node *n)
+    {
+        const char *s = n ? fy_node_get_scalar0(n) : nullptr;
+        return s ? s : "";
+    }
+    bool u64(struct fy_node *n, const std::string &key, uint64_t &out)
+    {
+        std::string s = scalar(n);
+        char *end = nullptr;
+        errno = 0;
+        unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+        if (s.empty() || *end || errno || s[0] == '-') {
+            err = key + ": not an unsigned integer: '" + s + "'";
+            return false;
+        }
+        out = v;
+        return true;
+    }
+    bool dbl(struct fy_node *n, const std::string &key, double &out)
+    {
+        std::string s = scalar(n);
+        char *end = nullptr;
+        double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end || v < 0) {
+            err = key + ": not a non-negative number: '" + s + "'";
+            return false;
+        }
+        out = v;
+        return true;
+    }
+    bool boolean(struct fy_node *n, const std::string &key, bool &out)
+    {
+        std::string s = scalar(n);
+        if (s == "true" || s == "1" || s == "yes" || s == "on")
+            out = true;
+        else if (s == "false" || s == "0" || s == "no" || s == "off")
+            out = false;
+        else {
+            err = key + ": not a boolean: '" + s + "'";
+            return false;
+        }
+        return true;
+    }
+    // Calls fn(key, value) for each pair of a mapping.
+    bool each(struct fy_node *map, const std::string &where,
+              const std::function<bool(const std::string &, struct fy_node *)> &fn)
+    {
+        if (!fy_node_is_mapping(map)) {
+            err = where + ": expected a mapping";
+            return false;
+        }
+        void *it = nullptr;
+        struct fy_node_pair *p;
+        while ((p = fy_node_mapping_iterate(map, &it))) {
+            std::string k = scalar(fy_node_pair_key(p));
+            if (!fn(k, fy_node_pair_value(p)))
+                return false;
+        }
+        return true;
+    }
+};
+
+template <typename T> bool set_uint(Reader &r, struct fy_node *v, const std::string &k, T &dst)
+{
+    uint64_t x;
+    if (!r.u64(v, k, x))
+        return false;
+    dst = (T)x;
+    return true;
+}
+
+bool read_fault(Reader &r, struct fy_node *n, FaultSpec &f)
+{
+    return r.each(n, "faults[]", [&](const std::string &k, struct fy_node *v) {
+        if (k == "pe") return set_uint(r, v, k, f.pe);
+        if (k == "kind") { f.kind = r.scalar(v); return true; }
+        if (k == "stage") return set_uint(r, v, k, f.stage);
+        if (k == "level") { uint64_t x; if (!r.u64(v, k, x) || x > 3) { r.err = "level: 0..3"; return false; } f.level = (int)x; return true; }
+        if (k == "offset") return set_uint(r, v, k, f.offset);
+        if (k == "length") return set_uint(r, v, k, f.length);
+        if (k == "async") return r.boolean(v, k, f.async);
+        if (k == "count") { uint64_t x; if (!r.u64(v, k, x)) return false; f.count = (int)x; return true; }
+        r.err = "faults[]: unknown key '" + k + "'";
+        return false;
+    });
+}
+
+} // namespace
+
+bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
+{
+    struct fy_parse_cfg cfg;
+    std::memset(&cfg, 0, sizeof cfg);
+    cfg.flags = FYPCF_QUIET;
+    struct fy_document *fyd = fy_document_build_from_file(&cfg, path.c_str());
+    if (!fyd) {
+        err = path + ": cannot read or parse (YAML / JSON)";
+        return false;
+    }
+    Reader r;
+    struct fy_node *root = fy_document_root(fyd);
+    bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
+        if (k == "name") { sc.name = r.scalar(v); return true; }
+        if (k == "pes") return set_uint(r, v, k, sc.pes);
+        if (k == "ops") return set_uint(r, v, k, sc.ops);
+        if (k == "ops_per_cycle") return set_uint(r, v, k, sc.ops_per_cycle);
+        if (k == "clock_ns") return r.dbl(v, k, sc.clock_ns);
+        if (k == "quantum_ns") return r.dbl(v, k, sc.quantum_ns);
+        if (k == "dmi") return r.boolean(v, k, sc.dmi);
+        if (k == "seed") return set_uint(r, v, k, sc.seed);
+        if (k == "spe")
+            return r.each(v, "spe", [&](const std::string &s, struct fy_node *w) {
+                if (s == "interval") return set_uint(r, w, s, sc.interval);
+                if (s == "rnd") return r.boolean(w, s, sc.rnd);
+                if (s == "buffer_bytes") return set_uint(r, w, s, sc.buffer_bytes);
+                if (s == "irq_latency") return set_uint(r, w, s, sc.irq_latency);
+                if (s == "ts") return r.boolean(w, s, sc.ts);
+                if (s == "pa") return r.boolean(w, s, sc.pa);
+                if (s == "cx") return r.boolean(w, s, sc.cx);
+                if (s == "restart_after_fault") return r.boolean(w, s, sc.restart_after_fault);
+                if (s == "hw_flag_update") return r.boolean(w, s, sc.hw_flag_update);
+                if (s == "ppi") return set_uint(r, w, s, sc.ppi_pmbirq);
+                r.err = "spe: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "smmu")
+            return r.each(v, "smmu", [&](const std::string &s, struct fy_node *w) {
+                if (s == "stage2") return r.boolean(w, s, sc.stage2);
+                r.err = "smmu: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "bus")
+            return r.each(v, "bus", [&](const std::string &s, struct fy_node *w) {
+                if (s == "latency_ns") return r.dbl(w, s, sc.bus_latency_ns);
+                if (s == "bytes_per_ns") return r.dbl(w, s, sc.bus_bytes_per_ns);
+                r.err = "bus: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "memory")
+            return r.each(v, "memory", [&](const std::string &s, struct fy_node *w) {
+                if (s == "latency_ns") return r.dbl(w, s, sc.mem_latency_ns);
+                r.err = "memory: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "faults") {
+            if (!fy_node_is_sequence(v)) {
+                r.err = "faults: expected a sequence";
+                return false;
+            }
+            void *it = nullptr;
+            struct fy_node *f;
+            while ((f = fy_node_sequence_iterate(v, &it))) {
+                FaultSpec fs;
+                if (!read_fault(r, f, fs))
+                    return false;
+                sc.faults.push_back(fs);
+            }
+            return true;
+        }
+        r.err = "unknown key '" + k + "'";
+        return false;
+    });
+    fy_document_destroy(fyd);
+    if (!ok)
+        err = path + ": " + (r.err.empty() ? "empty document" : r.err);
+    return ok;
+}
+
+} // namespace armprof
