@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* main.c: armprof-explore, one command that sweeps a design space and answers with tables, plots and a recommendation. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore.h"
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: armprof-explore [options] SWEEP.yaml\n"
+            "Runs every point of a design-space sweep through the C-level SPE model (armprof-run's\n"
+            "scenario), in parallel, and writes OUT/results.csv, OUT/results.json, plots (PNG and\n"
+            "SVG, through gnuplot) and OUT/recommendation.txt. Finished points are kept in\n"
+            "OUT/points.jsonl: an interrupted sweep resumes where it stopped.\n\n"
+            "  -j, --jobs N       worker threads (default: the machine's cores)\n"
+            "  -o, --out DIR      output folder (default out/<sweep name>)\n"
+            "      --fresh        forget finished points and run them all again\n"
+            "      --no-plots     tables and recommendation only\n"
+            "  -q, --quiet        no progress bar or summary\n"
+            "      --model M      c (default): the fast C-level model; platform: not available yet\n"
+            "      --list-params  the parameters a sweep file can set or sweep, and the metrics\n"
+            "  -h, --help         this text\n");
+}
+
+static void list_params(void)
+{
+    printf("parameters (scenario keys and sweep: keys; '-' and '_' are the same):\n");
+    for (size_t p = 0; p < ex_param_count(); p++) {
+        const ex_param_def *d = ex_param(p);
+        char alias[48] = "";
+        if (d->alias)
+            snprintf(alias, sizeof(alias), " (or %s)", d->alias);
+        printf("  %-24s %s%s%s\n", d->name, d->help, alias, d->seeds ? " [seeds the workload]" : "");
+    }
+    printf("\nmetrics (CSV columns after the swept parameters):\n");
+    for (int m = 0; m < EXM__COUNT; m++)
+        printf("  %-24s %s\n", ex_metric_name(m), ex_metric_help(m));
+}
+
+int main(int argc, char **argv)
+{
+    ex_run_opts ro = { .jobs = 0, .progress = true, .plots = true, .summary = stdout, .stop = &stop_flag };
+    const char *out = NULL;
+    enum { O_FRESH = 256, O_NOPLOTS, O_MODEL, O_LIST };
+    static const struct option lo[] = {
+        { "jobs", required_argument, 0, 'j' }, { "out", required_argument, 0, 'o' },
+        { "fresh", no_argument, 0, O_FRESH }, { "no-plots", no_argument, 0, O_NOPLOTS },
+        { "quiet", no_argument, 0, 'q' }, { "model", required_argument, 0, O_MODEL },
+        { "list-params", no_argument, 0, O_LIST }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    int ch;
+    while ((ch = getopt_long(argc, argv, "j:o:qh", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'j': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || v < 1 || v > 1024) {
+                fprintf(stderr, "armprof-explore: --jobs expects 1 .. 1024, got '%s'\n", optarg);
+                return 2;
+            }
+            ro.jobs = (unsigned)v;
+            break;
+        }
+        case 'o': out = optarg; break;
+        case O_FRESH: ro.fresh = true; break;
+        case O_NOPLOTS: ro.plots = false; break;
+        case 'q': ro.progress = false; ro.summary = NULL; break;
+        case O_MODEL:
+            if (!strcmp(optarg, "c"))
+                break;
+            if (!strcmp(optarg, "platform")) {
+                fprintf(stderr, "armprof-explore: --model platform: the SystemC platform (armprof-vp) is not "
+                                "wired into armprof-explore yet; use the C-level model (--model c)\n");
+                return 2;
+            }
+            fprintf(stderr, "armprof-explore: --model expects c or platform, got '%s'\n", optarg);
+            return 2;
+        case O_LIST: list_params(); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "armprof-explore: expected one sweep file\n");
+        usage(stderr);
+        return 2;
+    }
+    static ex_sweep sw;
+    char err[1024];
+    if (ex_sweep_load(argv[optind], &sw, err, sizeof(err))) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    char outdir[4096];
+    if (out)
+        snprintf(outdir, sizeof(outdir), "%s", out);
+    else
+        snprintf(outdir, sizeof(outdir), "out/%s", sw.name);
+    ro.outdir = outdir;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    ex_run_stats st;
+    int rc = ex_sweep_run(&sw, &ro, &st, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "armprof-explore: %s\n", err);
+        return st.interrupted ? 130 : 1;
+    }
+    if (ro.progress)
+        fprintf(stderr, "armprof-explore: %zu points (%zu run, %zu resumed) in %.2f s\n", st.points, st.ran,
+                st.resumed, st.wall_seconds);
+    return 0;
+}

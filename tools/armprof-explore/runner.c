@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* runner.c: runs a sweep's points on worker threads, one JSON line per finished point, resuming finished ones. */
+#define _POSIX_C_SOURCE 200809L
+#include "explore.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct pool {
+    const ex_sweep *sw;
+    const ex_run_opts *ro;
+    ex_result *res;
+    bool *have;
+    size_t *todo;           /* indices of the points still to run */
+    size_t ntodo, next, finished, failed;
+    FILE *state;
+    pthread_mutex_t mu;
+    double t0, last_draw;
+    bool tty;
+    int last_decile;
+    char first_err[512];
+} pool;
+
+/* One line of the state file: the point's key, index, parameters and metrics. */
+static char *point_line(const ex_sweep *sw, size_t i, const char *key, const ex_result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "key", key);
+    cJSON_AddNumberToObject(j, "index", (double)i);
+    cJSON *p = cJSON_AddObjectToObject(j, "params");
+    ex_point_cfg cfg;
+    ex_point_build(sw, i, &cfg);
+    for (int a = 0; a < sw->naxes; a++)
+        cJSON_AddStringToObject(p, ex_param(sw->axes[a].param)->name,
+                                ex_param_get((size_t)sw->axes[a].param, &cfg).text);
+    cJSON *m = cJSON_AddObjectToObject(j, "metrics");
+    for (int k = 0; k < EXM__COUNT; k++)
+        cJSON_AddNumberToObject(m, ex_metric_name(k), r->m[k]);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static void fmt_time(char *b, size_t n, double s)
+{
+    if (s < 0 || s > 1e7)
+        snprintf(b, n, "--:--");
+    else if (s >= 3600)
+        snprintf(b, n, "%d:%02d:%02d", (int)(s / 3600), (int)(s / 60) % 60, (int)s % 60);
+    else
+        snprintf(b, n, "%02d:%02d", (int)(s / 60), (int)s % 60);
+}
+
+/* Progress bar and ETA on stderr: redrawn in place on a terminal, one line per 10 % otherwise.
+ * Called with the mutex held. */
+static void draw(pool *pl, bool final)
+{
+    if (!pl->ro->progress)
+        return;
+    double t = now_s(), el = t - pl->t0;
+    if (!final && pl->tty && t - pl->last_draw < 0.1)
+        return;
+    size_t done = pl->finished, total = pl->ntodo;
+    double frac = total ? (double)done / (double)total : 1.0;
+    int decile = (int)(frac * 10);
+    if (!pl->tty && decile == pl->last_decile)
+        return;
+    pl->last_draw = t;
+    pl->last_decile = decile;
+    char bar[31];
+    int fill = (int)(frac * 30);
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[30] = '\0';
+    double rate = el > 0 ? (double)done / el : 0;
+    char eta[16], elap[16];
+    fmt_time(eta, sizeof(eta), rate > 0 ? (double)(total - done) / rate : -1);
+    fmt_time(elap, sizeof(elap), el);
+    fprintf(stderr, "%s[%s] %zu/%zu points %5.1f%%  %.1f points/s  elapsed %s  ETA %s%s",
+            pl->tty ? "\r" : "", bar, done, total, 100 * frac, rate, elap, final ? "00:00" : eta,
+            pl->tty && !final ? "" : "\n");
+    fflush(stderr);
+}
+
+static void *worker(void *arg)
+{
+    pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        bool stop = pl->ro->stop && *pl->ro->stop;
+        if (stop || pl->next == pl->ntodo) {
+            pthread_mutex_unlock(&pl->mu);
+            return NULL;
+        }
+        size_t i = pl->todo[pl->next++];
+        pthread_mutex_unlock(&pl->mu);
+
+        ex_point_cfg cfg;
+        ex_point_build(pl->sw, i, &cfg);
+        char key[17], err[256];
+        ex_point_key(&cfg, key);
+        ex_result r;
+        int rc = ex_point_run(&cfg, &r, err, sizeof(err));
+        char *line = rc == 0 ? point_line(pl->sw, i, key, &r) : NULL;
+
+        pthread_mutex_lock(&pl->mu);
+        if (rc == 0) {
+            pl->res[i] = r;
+            pl->have[i] = true;
+            /* One whole line per point, flushed at once: an interrupted sweep loses at most the
+             * points still running. */
+            if (line) {
+                fputs(line, pl->state);
+                fputc('\n', pl->state);
+                fflush(pl->state);
+            }
+        } else {
+            pl->failed++;
+            if (!pl->first_err[0])
+                snprintf(pl->first_err, sizeof(pl->first_err), "point %zu: %s", i, err);
+        }
+        pl->finished++;
+        draw(pl, false);
+        pthread_mutex_unlock(&pl->mu);
+        cJSON_free(line);
+    }
+}
+
+/* Reads the state file: results of points whose key matches; rewrites it without a torn last
+ * line so new lines append cleanly. */
+static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex_result *res, bool *have,
+                      size_t *resumed, char *err, size_t errlen)
+{
+    *resumed = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *o = fopen(tmp, "w");
+    if (!o) {
+        fclose(f);
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] != '\n')
+            break; /* torn last line of an interrupted run */
+        cJSON *j = cJSON_Parse(line);
+        cJSON *k = j ? cJSON_GetObjectItemCaseSensitive(j, "key") : NULL;
+        cJSON *ix = j ? cJSON_GetObjectItemCaseSensitive(j, "index") : NULL;
+        cJSON *m = j ? cJSON_GetObjectItemCaseSensitive(j, "metrics") : NULL;
+        bool ok = cJSON_IsString(k) && cJSON_IsNumber(ix) && cJSON_IsObject(m);
+        if (ok) {
+            fputs(line, o);
+            double di = ix->valuedouble;
+            size_t i = (size_t)di;
+            if (di >= 0 && i < sw->npoints && !strcmp(keys[i], k->valuestring) && !have[i]) {
+                ex_result r;
+                bool all = true;
+                for (int q = 0; q < EXM__COUNT && all; q++) {
+                    cJSON *v = cJSON_GetObjectItemCaseSensitive(m, ex_metric_name(q));
+                    all = cJSON_IsNumber(v);
+                    if (all)
+                        r.m[q] = v->valuedouble;
+                }
+                if (all) {
+                    res[i] = r;
+                    have[i] = true;
+                    (*resumed)++;
+                }
+            }
+        }
+        cJSON_Delete(j);
+    }
+    free(line);
+    fclose(f);
+    if (fclose(o) != 0 || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int mkdirs(const char *dir, char *err, size_t errlen)
+{
+    char b[4096];
+    snprintf(b, sizeof(b), "%s", dir);
+    for (char *p = b + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(b, 0777) != 0 && errno != EEXIST)
+                break;
+            *p = '/';
+        }
+    if (mkdir(b, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof(*st));
+    st->points = sw->npoints;
+    double t0 = now_s();
+    if (mkdirs(ro->outdir, err, errlen))
+        return -1;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/points.jsonl", ro->outdir);
+
+    size_t n = sw->npoints;
+    ex_result *res = calloc(n, sizeof(*res));
+    bool *have = calloc(n, sizeof(*have));
+    char (*keys)[17] = calloc(n, sizeof(*keys));
+    size_t *todo = calloc(n, sizeof(*todo));
+    int rc = -1;
+    FILE *state = NULL;
+    if (!res || !have || !keys || !todo) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ex_point_cfg cfg;
+        ex_point_build(sw, i, &cfg);
+        ex_point_key(&cfg, keys[i]);
+    }
+    if (ro->fresh)
+        remove(path);
+    else if (load_state(sw, path, keys, res, have, &st->resumed, err, errlen))
+        goto out;
+    state = fopen(path, "a");
+    if (!state) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        goto out;
+    }
+
+    pool pl = { .sw = sw, .ro = ro, .res = res, .have = have, .todo = todo, .state = state };
+    for (size_t i = 0; i < n; i++)
+        if (!have[i])
+            todo[pl.ntodo++] = i;
+    pthread_mutex_init(&pl.mu, NULL);
+    pl.t0 = now_s();
+    pl.tty = isatty(STDERR_FILENO);
+    pl.last_decile = -1;
+    unsigned jobs = ro->jobs;
+    if (!jobs) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = c > 0 ? (unsigned)c : 1;
+    }
+    if (jobs > pl.ntodo)
+        jobs = pl.ntodo ? (unsigned)pl.ntodo : 1;
+    if (ro->progress && st->resumed)
+        fprintf(stderr, "armprof-explore: %zu of %zu points already done (%s), %zu to run\n",
+                st->resumed, n, path, pl.ntodo);
+    if (pl.ntodo) {
+        pthread_t *th = calloc(jobs, sizeof(*th));
+        unsigned started = 0;
+        if (th)
+            for (; started < jobs; started++)
+                if (pthread_create(&th[started], NULL, worker, &pl) != 0)
+                    break;
+        if (started == 0)
+            worker(&pl); /* no threads: run here */
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        free(th);
+        pthread_mutex_lock(&pl.mu);
+        draw(&pl, true);
+        pthread_mutex_unlock(&pl.mu);
+    }
+    pthread_mutex_destroy(&pl.mu);
+    fclose(state);
+    state = NULL;
+    st->ran = pl.finished - pl.failed;
+    st->failed = pl.failed;
+    st->interrupted = pl.finished < pl.ntodo;
+    if (pl.failed) {
+        snprintf(err, errlen, "%zu point(s) failed; first: %s", pl.failed, pl.first_err);
+        goto out;
+    }
+    if (st->interrupted) {
+        snprintf(err, errlen, "interrupted: %zu of %zu points done; run the same command again to resume",
+                 st->resumed + st->ran, n);
+        goto out;
+    }
+    if (ex_write_outputs(sw, res, ro->outdir, ro->plots, &st->plotted, ro->summary, err, errlen))
+        goto out;
+    rc = 0;
+out:
+    if (state)
+        fclose(state);
+    free(res);
+    free(have);
+    free(keys);
+    free(todo);
+    st->wall_seconds = now_s() - t0;
+    return rc;
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sweep.c: reads a sweep file (a scenario plus `sweep:` parameter -> values) with libfyaml; errors name file and line. */
+#define _POSIX_C_SOURCE 200809L
+#include "explore.h"
+
+#include <libfyaml.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ctx {
+    const char *file;
+    ex_sweep *sw;
+    char *err;
+    size_t errlen;
+    int fixed_line[EX_MAX_PARAMS];
+} ctx;
+
+/* 1-based line and column of a node (scalars: their token; collections: their first scalar). */
+static void node_pos(struct fy_node *n, int *line, int *col)
+{
+    *line = 0;
+    *col = 0;
+    while (n) {
+        if (fy_node_is_scalar(n)) {
+            struct fy_token *t = fy_node_get_scalar_token(n);
+            const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+            if (m) {
+                *line = m->line + 1;
+                *col = m->column + 1;
+            }
+            return;
+        }
+        void *it = NULL;
+        if (fy_node_is_sequence(n)) {
+            n = fy_node_sequence_iterate(n, &it);
+        } else if (fy_node_is_mapping(n)) {
+            struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
+            n = p ? fy_node_pair_key(p) : NULL;
+        } else {
+            return;
+        }
+    }
+}
+
+static int fail(ctx *c, struct fy_node *at, int line, const char *fmt, ...)
+{
+    int col = 0;
+    if (at)
+        node_pos(at, &line, &col);
+    int k;
+    if (col)
+        k = snprintf(c->err, c->errlen, "%s:%d:%d: ", c->file, line, col);
+    else if (line)
+        k = snprintf(c->err, c->errlen, "%s:%d: ", c->file, line);
+    else
+        k = snprintf(c->err, c->errlen, "%s: ", c->file);
+    if (k < 0 || (size_t)k >= c->errlen)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int line_of(struct fy_node *n)
+{
+    int l, c;
+    node_pos(n, &l, &c);
+    return l;
+}
+
+static const char *scalar(struct fy_node *n)
+{
+    return n && fy_node_is_scalar(n) ? fy_node_get_scalar0(n) : NULL;
+}
+
+/* The closest parameter name, for "did you mean". */
+static const char *suggest(const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = 4;
+    for (size_t p = 0; p < ex_param_count(); p++) {
+        const char *cand = ex_param(p)->name;
+        size_t la = strlen(name), lb = strlen(cand);
+        if (la > 40 || lb > 40)
+            continue;
+        size_t d[41][41];
+        for (size_t i = 0; i <= la; i++)
+            d[i][0] = i;
+        for (size_t j = 0; j <= lb; j++)
+            d[0][j] = j;
+        for (size_t i = 1; i <= la; i++)
+            for (size_t j = 1; j <= lb; j++) {
+                size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1, z = d[i - 1][j - 1] + (name[i - 1] != cand[j - 1]);
+                d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+            }
+        if (d[la][lb] < bestd) {
+            bestd = d[la][lb];
+            best = cand;
+        }
+    }
+    return best;
+}
+
+static int unknown(ctx *c, struct fy_node *key, const char *name)
+{
+    const char *s = suggest(name);
+    if (s)
+        return fail(c, key, 0, "unknown parameter '%s' (did you mean '%s'?)", name, s);
+    return fail(c, key, 0, "unknown parameter '%s' (armprof-explore --list-params shows them)", name);
+}
+
+/* name: value in the scenario part. */
+static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_node *val)
+{
+    char name[96];
+    snprintf(name, sizeof(name), "%s%s", prefix, scalar(key));
+    int p = ex_param_find(name);
+    if (p < 0)
+        return unknown(c, key, name);
+    const char *text = scalar(val);
+    if (!text)
+        return fail(c, key, 0, "%s takes a single value here; lists of values go under 'sweep:'", name);
+    char why[256];
+    if (ex_param_parse((size_t)p, text, &c->sw->fixed_val[p], why, sizeof(why)))
+        return fail(c, val, 0, "%s", why);
+    if (c->sw->fixed[p])
+        return fail(c, key, 0, "%s is already set on line %d", name, c->fixed_line[p]);
+    c->sw->fixed[p] = true;
+    c->fixed_line[p] = line_of(key);
+    return 0;
+}
+
+/* One mapping of parameter -> list of values: one cross product (a group). */
+static int parse_group(ctx *c, struct fy_node *key, struct fy_node *map)
+{
+    ex_sweep *sw = c->sw;
+    if (sw->ngroups == EX_MAX_GROUPS)
+        return fail(c, map, 0, "too many sweep groups (at most %d)", EX_MAX_GROUPS);
+    ex_group *gr = &sw->groups[sw->ngroups];
+    memset(gr, 0, sizeof(*gr));
+    void *it = NULL;
+    struct fy_node_pair *pr;
+    while ((pr = fy_node_mapping_iterate(map, &it))) {
+        struct fy_node *k = fy_node_pair_key(pr), *v = fy_node_pair_value(pr);
+        const char *name = scalar(k);
+        if (!name)
+            return fail(c, k, line_of(key), "a sweep parameter name must be a plain name");
+        int p = ex_param_find(name);
+        if (p < 0)
+            return unknown(c, k, name);
+        int a;
+        for (a = 0; a < sw->naxes; a++)
+            if (sw->axes[a].param == p)
+                break;
+        for (int q = 0; q < gr->nax; q++)
+            if (gr->axis[q] == a)
+                return fail(c, k, 0, "%s is swept twice in this group (first on line %d)", ex_param(p)->name,
+                            sw->axes[a].line);
+        if (a == sw->naxes) {
+            if (sw->naxes == EX_MAX_AXES)
+                return fail(c, k, 0, "too many swept parameters (at most %d)", EX_MAX_AXES);
+            memset(&sw->axes[a], 0, sizeof(sw->axes[a]));
+            sw->axes[a].param = p;
+            sw->axes[a].line = line_of(k);
+            sw->naxes++;
+        }
+        ex_axis *ax = &sw->axes[a];
+        int q = gr->nax++;
+        gr->axis[q] = a;
+        if (!v || !fy_node_is_sequence(v))
+            return fail(c, v && scalar(v) ? v : k, 0,
+                        "%s: a swept parameter takes a list of values, e.g. [1, 2, 4]", ex_param(p)->name);
+        void *jt = NULL;
+        struct fy_node *item;
+        while ((item = fy_node_sequence_iterate(v, &jt))) {
+            const char *text = scalar(item);
+            if (!text)
+                return fail(c, item, line_of(k), "%s: each value must be a single scalar", ex_param(p)->name);
+            char why[256];
+            ex_val ev;
+            if (ex_param_parse((size_t)p, text, &ev, why, sizeof(why)))
+                return fail(c, item, 0, "%s", why);
+            int vi;
+            for (vi = 0; vi < ax->nvals; vi++)
+                if (!strcmp(ax->vals[vi].text, ev.text))
+                    break;
+            for (int j = 0; j < gr->nsel[q]; j++)
+                if (gr->sel[q][j] == vi)
+                    return fail(c, item, 0, "%s: value %s is listed twice", ex_param(p)->name, ev.text);
+            if (vi == ax->nvals) {
+                if (ax->nvals == EX_MAX_VALUES)
+                    return fail(c, item, 0, "%s: too many values (at most %d)", ex_param(p)->name, EX_MAX_VALUES);
+                ax->vals[ax->nvals++] = ev;
+            }
+            gr->sel[q][gr->nsel[q]++] = vi;
+        }
+        if (gr->nsel[q] == 0)
+            return fail(c, k, 0, "%s: the list of values is empty", ex_param(p)->name);
+    }
+    if (gr->nax == 0)
+        return fail(c, key, 0, "the sweep group is empty: name at least one parameter and its values");
+    size_t n = 1;
+    for (int q = 0; q < gr->nax; q++) {
+        n *= (size_t)gr->nsel[q];
+        if (n > 1000000)
+            return fail(c, key, 0, "the sweep has more than a million points");
+    }
+    gr->first = sw->npoints;
+    gr->npoints = n;
+    sw->npoints += n;
+    if (sw->npoints > 1000000)
+        return fail(c, key, 0, "the sweep has more than a million points");
+    sw->ngroups++;
+    return 0;
+}
+
+/* sweep: a mapping (one cross product) or a list of mappings (several, run one after another). */
+static int parse_sweep(ctx *c, struct fy_node *key, struct fy_node *v)
+{
+    if (v && fy_node_is_mapping(v))
+        return parse_group(c, key, v);
+    if (v && fy_node_is_sequence(v)) {
+        void *it = NULL;
+        struct fy_node *g;
+        bool any = false;
+        while ((g = fy_node_sequence_iterate(v, &it))) {
+            if (!fy_node_is_mapping(g))
+                return fail(c, g, line_of(key), "each item of a 'sweep:' list is a mapping of parameter -> values");
+            if (parse_group(c, key, g))
+                return -1;
+            any = true;
+        }
+        if (any)
+            return 0;
+    }
+    return fail(c, key, 0, "'sweep:' must be a mapping of parameter names to lists of values "
+                "(or a list of such mappings)");
+}
+
+static int parse_real_key(ctx *c, struct fy_node *k, struct fy_node *v, double lo, double hi, double *out)
+{
+    const char *t = scalar(v);
+    char *end;
+    double x = t ? strtod(t, &end) : 0;
+    if (!t || end == t || *end || x < lo || x > hi)
+        return fail(c, v ? v : k, 0, "%s expects a number in [%g, %g]", scalar(k), lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
+{
+    if (!fy_node_is_mapping(map))
+        return fail(c, key, 0, "'recommend:' must be a mapping (max_collision_pct, max_lost_pct)");
+    void *it = NULL;
+    struct fy_node_pair *pr;
+    while ((pr = fy_node_mapping_iterate(map, &it))) {
+        struct fy_node *k = fy_node_pair_key(pr), *v = fy_node_pair_value(pr);
+        const char *name = scalar(k);
+        if (name && !strcmp(name, "max_collision_pct")) {
+            if (parse_real_key(c, k, v, 0, 100, &c->sw->max_collision_pct))
+                return -1;
+        } else if (name && !strcmp(name, "max_lost_pct")) {
+            if (parse_real_key(c, k, v, 0, 100, &c->sw->max_lost_pct))
+                return -1;
+        } else {
+            return fail(c, k, 0, "unknown key '%s' under recommend: (max_collision_pct, max_lost_pct)",
+                        name ? name : "?");
+        }
+    }
+    return 0;
+}
+
+static int parse_root(ctx *c, struct fy_node *root)
+{
+    if (!root)
+        return fail(c, NULL, 0, "empty sweep file");
+    if (!fy_node_is_mapping(root))
+        return fail(c, root, 0, "a sweep file is a mapping: scenario keys and a 'sweep:' mapping");
+    bool have_sweep = false;
+    void *it = NULL;
+    struct fy_node_pair *pr;
+    while ((pr = fy_node_mapping_iterate(root, &it))) {
+        struct fy_node *k = fy_node_pair_key(pr), *v = fy_node_pair_value(pr);
+        const char *name = scalar(k);
+        if (!name)
+            return fail(c, k, 0, "keys must be plain names");
+        if (!strcmp(name, "sweep")) {
+            if (parse_sweep(c, k, v))
+                return -1;
+            have_sweep = true;
+        } else if (!strcmp(name, "recommend")) {
+            if (parse_recommend(c, k, v))
+                return -1;
+        } else if (!strcmp(name, "name") || !strcmp(name, "description")) {
+            const char *t = scalar(v);
+            if (!t)
+                return fail(c, k, 0, "%s must be text", name);
+            if (!strcmp(name, "name"))
+                snprintf(c->sw->name, sizeof(c->sw->name), "%s", t);
+        } else if (!strcmp(name, "workload")) {
+            if (!v || !fy_node_is_mapping(v))
+                return fail(c, k, 0, "'workload:' must be a mapping (mix, p_load, lat_l1_miss, ...)");
+            void *jt = NULL;
+            struct fy_node_pair *wp;
+            while ((wp = fy_node_mapping_iterate(v, &jt))) {
+                struct fy_node *wk = fy_node_pair_key(wp);
+                const char *wn = scalar(wk);
+                if (!wn)
+                    return fail(c, wk, 0, "keys must be plain names");
+                /* `mix` may sit in the workload section or at the top level */
+                if (set_fixed(c, strcmp(wn, "mix") ? "workload." : "", wk, fy_node_pair_value(wp)))
+                    return -1;
+            }
+        } else {
+            if (v && !fy_node_is_scalar(v) && ex_param_find(name) < 0)
+                return fail(c, k, 0, "unknown section '%s' (the C-level model reads: the parameters, "
+                            "workload:, sweep:, recommend:)", name);
+            if (set_fixed(c, "", k, v))
+                return -1;
+        }
+    }
+    if (!have_sweep)
+        return fail(c, root, 0, "no 'sweep:' mapping: name at least one parameter and its values");
+    /* Every point must be a valid unit configuration: check them all before anything runs. */
+    ex_sweep *sw = c->sw;
+    for (size_t i = 0; i < sw->npoints; i++) {
+        ex_point_cfg cfg;
+        ex_point_build(sw, i, &cfg);
+        char why[160];
+        if (spu_config_validate(&cfg.run.spu, why, sizeof(why)) != ARMPROF_OK) {
+            int idx[EX_MAX_AXES];
+            ex_point_indices(sw, i, idx);
+            char where[256] = "";
+            size_t k = 0;
+            int line = 0;
+            for (int a = 0; a < sw->naxes && k < sizeof(where); a++) {
+                if (idx[a] < 0)
+                    continue;
+                k += (size_t)snprintf(where + k, sizeof(where) - k, "%s%s=%s", k ? ", " : "",
+                                      ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
+                line = sw->axes[a].line;
+            }
+            return fail(c, NULL, line, "point %zu (%s) is not a valid unit configuration: %s", i, where, why);
+        }
+    }
+    return 0;
+}
+
+static int load(const char *name, const char *path, const char *text, ex_sweep *sw, char *err, size_t errlen)
+{
+    memset(sw, 0, sizeof(*sw));
+    snprintf(sw->file, sizeof(sw->file), "%s", name);
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    snprintf(sw->name, sizeof(sw->name), "%s", base);
+    char *dot = strrchr(sw->name, '.');
+    if (dot && dot != sw->name)
+        *dot = '\0';
+    sw->max_collision_pct = 1.0;
+    sw->max_lost_pct = 1.0;
+    ctx c = { .file = name, .sw = sw, .err = err, .errlen = errlen };
+
+    struct fy_diag_cfg dc;
+    fy_diag_cfg_default(&dc);
+    dc.fp = NULL;
+    struct fy_diag *diag = fy_diag_create(&dc);
+    if (!diag)
+        return fail(&c, NULL, 0, "cannot set up the YAML parser");
+    fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg pc = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
+    struct fy_document *doc = path ? fy_document_build_from_file(&pc, path)
+                                   : fy_document_build_from_string(&pc, text, FY_NT);
+    int rc;
+    if (!doc) {
+        void *it = NULL;
+        struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
+        if (e)
+            snprintf(err, errlen, "%s:%d:%d: YAML error: %s", name, e->line + 1, e->column + 1, e->msg);
+        else
+            fail(&c, NULL, 0, "cannot read the file (missing, unreadable or not YAML)");
+        rc = -1;
+    } else {
+        rc = parse_root(&c, fy_document_root(doc));
+        fy_document_destroy(doc);
+    }
+    fy_diag_destroy(diag);
+    return rc;
+}
+
+int ex_sweep_load(const char *path, ex_sweep *sw, char *err, size_t errlen)
+{
+    return load(path, path, NULL, sw, err, errlen);
+}
+
+int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char *err, size_t errlen)
+{
+    return load(name, NULL, text, sw, err, errlen);
+}
