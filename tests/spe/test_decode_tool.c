@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_decode_tool.c: armprof-decode end to end: listing, --json, --csv, --summary, stdin, bad input and exit status. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "armprof/spe.h"
+#include "tool_util.h"
+
+#ifndef ARMPROF_DECODE
+#error "ARMPROF_DECODE must name the armprof-decode binary"
+#endif
+
+static char dir[256];
+static char path_good[300], path_empty[300], path_trunc[300], path_resv[300], path_garbage[300];
+
+/* Three records: a load (with data addresses), a branch (with target), an other (End). */
+static size_t good_stream(uint8_t *b, size_t cap)
+{
+    spe_format_cfg cfg = { .max_size = 6, .align = 0, .count_size = 3 };
+    spe_record r[3] = {
+        { .present = SPE_R_PC | SPE_R_OPTYPE | SPE_R_TOTAL_LAT | SPE_R_DATA_VA | SPE_R_TIMESTAMP,
+          .pc = 0x400000, .pc_el = 0, .pc_ns = true, .op_class = SPE_CLASS_LDST, .op_subclass = SPE_LDST_GP,
+          .events = 0x16, .total_lat = 12, .data_va = 0x7fff0010, .timestamp = 1000 },
+        { .present = SPE_R_PC | SPE_R_OPTYPE | SPE_R_TARGET | SPE_R_TIMESTAMP, .pc = 0x400004,
+          .pc_ns = true, .op_class = SPE_CLASS_BRANCH, .op_subclass = SPE_BR_COND, .events = 0xC2,
+          .target = 0x400100, .target_ns = true, .timestamp = 2000 },
+        { .present = SPE_R_PC | SPE_R_OPTYPE, .pc = 0x400100, .pc_ns = true, .op_class = SPE_CLASS_OTHER,
+          .events = 0x2 },
+    };
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        n += spe_encode(&r[i], &cfg, b + n, cap - n);
+    return n;
+}
+
+static int setup(void **s)
+{
+    (void)s;
+    uint8_t b[512];
+    if (tool_tmpdir(dir, sizeof dir))
+        return -1;
+    snprintf(path_good, sizeof path_good, "%s/good.bin", dir);
+    snprintf(path_empty, sizeof path_empty, "%s/empty.bin", dir);
+    snprintf(path_trunc, sizeof path_trunc, "%s/trunc.bin", dir);
+    snprintf(path_resv, sizeof path_resv, "%s/reserved.bin", dir);
+    snprintf(path_garbage, sizeof path_garbage, "%s/garbage.bin", dir);
+    size_t n = good_stream(b, sizeof b);
+    int bad = tool_write(path_good, b, n);
+    bad |= tool_write(path_empty, b, 0);
+    bad |= tool_write(path_trunc, b, n - 10); /* the last record cut inside its PC packet */
+    uint8_t rv[] = { 0x42, 0x02, 0x01, 0x20, 0x25, 0x42, 0x02, 0x01 };
+    bad |= tool_write(path_resv, rv, sizeof rv);
+    uint8_t g[4096];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof g; i++) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        g[i] = (uint8_t)(x >> 24);
+    }
+    bad |= tool_write(path_garbage, g, sizeof g);
+    return bad;
+}
+
+static int teardown(void **s)
+{
+    (void)s;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *run(const char *args, const char *file, int with_stderr, int *status)
+{
+    char cmd[1024];
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "'%s' %s %s", ARMPROF_DECODE, args, file);
+    *status = tool_run(cmd, &out, with_stderr);
+    assert_non_null(out);
+    return out;
+}
+
+static void test_listing(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("", path_good, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "record 0 at 0x0, 34 bytes\n"));
+    assert_non_null(strstr(o, "  00000000:  b0 00 00 40 00 00 00 00 80    PC 0x400000 el0 ns=1\n"));
+    assert_non_null(strstr(o, "OP ldst: load gp"));
+    assert_non_null(strstr(o, "EV retired l1d_access tlb_access"));
+    assert_non_null(strstr(o, "VA 0x7fff0010 tag 0x00"));
+    assert_non_null(strstr(o, "TGT 0x400100 el0 ns=1"));
+    assert_non_null(strstr(o, "EV retired not_taken mispredicted"));
+    assert_non_null(strstr(o, "OP branch: direct cond"));
+    assert_non_null(strstr(o, "TS 2000"));
+    assert_int_equal(tool_count(o, " END\n"), 1);
+    assert_non_null(strstr(o, "3 records, "));
+    assert_non_null(strstr(o, " 0 errors"));
+    free(o);
+}
+
+static void test_json_csv_stdin(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("--json", path_good, 0, &st);
+    assert_int_equal(st, 0);
+    assert_int_equal(tool_count(o, "\n"), 3);
+    assert_non_null(strstr(o, "{\"offset\":0,\"size\":34,\"pc\":\"0x400000\",\"el\":0,\"ns\":1,\"op\":\"ldst\","
+                              "\"subclass\":0,\"op_desc\":\"load gp\",\"events\":[\"retired\",\"l1d_access\","
+                              "\"tlb_access\"],\"events_raw\":\"0x16\",\"lat_total\":12,\"va\":\"0x7fff0010\","
+                              "\"va_tag\":0,\"ts\":1000}\n"));
+    assert_non_null(strstr(o, "\"pc\":\"0x400100\",\"el\":0,\"ns\":1,\"op\":\"other\",\"subclass\":0,"
+                              "\"op_desc\":\"other\",\"events\":[\"retired\"],\"events_raw\":\"0x2\",\"end\":true}"));
+    free(o);
+    o = run("--csv", path_good, 0, &st);
+    assert_int_equal(st, 0);
+    assert_int_equal(tool_count(o, "\n"), 4);
+    assert_true(strncmp(o, "offset,size,pc,el,ns,op,", 24) == 0);
+    assert_non_null(strstr(o, "\n34,"));
+    free(o);
+    char in[400];
+    snprintf(in, sizeof in, "- < '%s'", path_good);
+    o = run("--json", in, 0, &st);
+    assert_int_equal(st, 0);
+    assert_int_equal(tool_count(o, "\"pc\":"), 3);
+    free(o);
+}
+
+static void test_summary(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("--summary", path_good, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "records: 3 (79 bytes, 2 ending in Timestamp, 1 in End)"));
+    assert_non_null(strstr(o, "  load/store                      1   33.33%"));
+    assert_non_null(strstr(o, "  branch                          1   33.33%"));
+    assert_non_null(strstr(o, "    loads 1, stores 0; branches conditional 1, indirect 0"));
+    assert_non_null(strstr(o, "  retired                         3  100.00%"));
+    assert_non_null(strstr(o, "  mispredicted                    1   33.33%"));
+    assert_non_null(strstr(o, "total latency (cycles): 1 samples, mean 12.0, max 12"));
+    assert_non_null(strstr(o, "      8-15               1 100.00% ####"));
+    free(o);
+}
+
+/* Bad input: each reported with its byte offset, exit status 1, never a crash. */
+static void test_bad_inputs_exit_status(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("--quiet", path_empty, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "offset 0x0: empty input"));
+    free(o);
+    o = run("--quiet", path_trunc, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "offset 0x41: truncated packet: header 0xb0 needs 8 payload bytes, the input has 3 more"));
+    free(o);
+    o = run("--quiet", path_resv, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "offset 0x3: reserved header: 0x20 0x25"));
+    free(o);
+    /* reserved header, --lenient: the record after it is still decoded; status still 1 */
+    o = run("--lenient --json", path_resv, 1, &st);
+    assert_int_equal(st, 1);
+    assert_int_equal(tool_count(o, "\"offset\":"), 2);
+    assert_non_null(strstr(o, "1 errors, 2 records decoded"));
+    free(o);
+    o = run("--quiet", path_garbage, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "offset 0x"));
+    free(o);
+    o = run("--lenient --summary", path_garbage, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, " errors, "));
+    free(o);
+    /* the listing shows the error in place */
+    o = run("", path_trunc, 0, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "ERROR offset 0x"));
+    free(o);
+}
+
+static void test_usage_errors(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("--max-size 3", path_good, 1, &st);
+    assert_int_equal(st, 2);
+    free(o);
+    o = run("", "/nonexistent/spe.bin", 1, &st);
+    assert_int_equal(st, 2);
+    assert_non_null(strstr(o, "cannot open /nonexistent/spe.bin"));
+    free(o);
+    o = run("--max-size 4", path_good, 1, &st); /* 34-byte record > 16 */
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "record longer than MaxSize: 34 bytes, MaxSize allows 16"));
+    free(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_listing),
+        cmocka_unit_test(test_json_csv_stdin),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_bad_inputs_exit_status),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests_name("armprof_decode_tool", tests, setup, teardown);
+}
