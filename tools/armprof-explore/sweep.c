@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "explore.h"
 
+#include <errno.h>
 #include <libfyaml.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -364,6 +365,12 @@ static int load(const char *name, const char *path, const char *text, ex_sweep *
     sw->max_lost_pct = 1.0;
     ctx c = { .file = name, .sw = sw, .err = err, .errlen = errlen };
 
+    if (path) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return fail(&c, NULL, 0, "cannot open: %s", strerror(errno));
+        fclose(f);
+    }
     struct fy_diag_cfg dc;
     fy_diag_cfg_default(&dc);
     dc.fp = NULL;
@@ -379,7 +386,7 @@ static int load(const char *name, const char *path, const char *text, ex_sweep *
         void *it = NULL;
         struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
         if (e)
-            snprintf(err, errlen, "%s:%d:%d: YAML error: %s", name, e->line + 1, e->column + 1, e->msg);
+            snprintf(err, errlen, "%s:%d:%d: YAML error: %s", name, e->line, e->column, e->msg);
         else
             fail(&c, NULL, 0, "cannot read the file (missing, unreadable or not YAML)");
         rc = -1;

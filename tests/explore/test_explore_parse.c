@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_explore_parse.c: sweep files: values, groups and seeds of the points; every bad file gets an error naming file and line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "explore.h"
+
+static ex_sweep sw; /* large: keep it off the stack */
+
+static void test_good_file(void **s)
+{
+    (void)s;
+    char err[512] = "";
+    const char *text =
+        "name: demo\n"
+        "ops: 100000\n"
+        "ops-per-cycle: 4\n"              /* '-' and '_' are the same */
+        "buffer_bytes: 64K\n"             /* byte suffixes */
+        "workload:\n"
+        "  mix: memory\n"
+        "  p_load: 0.5\n"
+        "recommend: { max_collision_pct: 2.5 }\n"
+        "sweep:\n"
+        "  fifo_bytes: [128, 1K]\n"
+        "  drain: [1, 2, 4]\n";
+    assert_int_equal(ex_sweep_load_string("demo.yaml", text, &sw, err, sizeof(err)), 0);
+    assert_string_equal(sw.name, "demo");
+    assert_int_equal(sw.npoints, 6);
+    assert_int_equal(sw.naxes, 2);
+    assert_int_equal(sw.axes[0].line, 10);
+    assert_int_equal(sw.axes[1].line, 11);
+    assert_true(sw.max_collision_pct == 2.5);
+    assert_true(sw.max_lost_pct == 1.0);
+    /* The last axis varies fastest; the scenario holds where nothing is swept. */
+    ex_point_cfg c;
+    ex_point_build(&sw, 0, &c);
+    assert_int_equal(c.run.spu.fifo_bytes, 128);
+    assert_int_equal(c.run.spu.drain_bytes_per_cycle, 1);
+    ex_point_build(&sw, 5, &c);
+    assert_int_equal(c.run.spu.fifo_bytes, 1024);
+    assert_int_equal(c.run.spu.drain_bytes_per_cycle, 4);
+    assert_int_equal(c.run.ops, 100000);
+    assert_int_equal(c.run.ops_per_cycle, 4);
+    assert_int_equal(c.run.buffer_bytes, 65536);
+    assert_true(c.run.wl.p_load == 0.5);   /* workload.p_load refines the memory mix */
+    assert_true(c.run.wl.p_l1_miss == 0.25); /* from the memory mix */
+}
+
+/* Points that differ only in the hardware share a seed; workload parameters change it; the
+ * key changes with any parameter. */
+static void test_seeds_and_keys(void **s)
+{
+    (void)s;
+    char err[512] = "";
+    const char *text = "sweep:\n  fifo_bytes: [128, 256]\n  mix: [default, compute]\n";
+    assert_int_equal(ex_sweep_load_string("k.yaml", text, &sw, err, sizeof(err)), 0);
+    ex_point_cfg a, b, c;
+    ex_point_build(&sw, 0, &a); /* 128, default */
+    ex_point_build(&sw, 2, &b); /* 256, default */
+    ex_point_build(&sw, 1, &c); /* 128, compute */
+    assert_int_equal(b.run.spu.fifo_bytes, 256);
+    assert_int_equal(c.mix, 1);
+    assert_true(ex_point_seed(&a) == ex_point_seed(&b));
+    assert_true(ex_point_seed(&a) != ex_point_seed(&c));
+    char ka[17], kb[17], kc[17];
+    ex_point_key(&a, ka);
+    ex_point_key(&b, kb);
+    ex_point_key(&c, kc);
+    assert_string_not_equal(ka, kb);
+    assert_string_not_equal(ka, kc);
+    a.seed = 2; /* the sweep seed changes every point's seed */
+    assert_true(ex_point_seed(&a) != ex_point_seed(&b));
+}
+
+/* A list of mappings: several cross products; a point of one group takes the scenario value of
+ * the parameters only another group sweeps. */
+static void test_groups(void **s)
+{
+    (void)s;
+    char err[512] = "";
+    const char *text =
+        "fifo_bytes: 512\n"
+        "irq_latency: 3000\n"
+        "sweep:\n"
+        "  - fifo_bytes: [64, 128]\n"
+        "    drain: [1, 2]\n"
+        "  - buffer_bytes: [4K, 8K, 16K]\n"
+        "    irq_latency: [1000, 2000]\n"
+        "    fifo_bytes: [128, 256]\n";
+    assert_int_equal(ex_sweep_load_string("g.yaml", text, &sw, err, sizeof(err)), 0);
+    assert_int_equal(sw.ngroups, 2);
+    assert_int_equal(sw.npoints, 4 + 12);
+    assert_int_equal(sw.naxes, 4);
+    assert_int_equal(sw.axes[0].nvals, 3); /* fifo_bytes: 64, 128, 256 */
+    int idx[EX_MAX_AXES];
+    ex_point_indices(&sw, 3, idx);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 1);
+    assert_int_equal(idx[2], -1);
+    assert_int_equal(idx[3], -1);
+    ex_point_cfg c;
+    ex_point_build(&sw, 3, &c);
+    assert_int_equal(c.run.irq_latency, 3000);
+    ex_point_build(&sw, 4, &c);
+    assert_int_equal(c.run.buffer_bytes, 4096);
+    assert_int_equal(c.run.irq_latency, 1000);
+    assert_int_equal(c.run.spu.fifo_bytes, 128);
+    assert_int_equal(c.run.spu.drain_bytes_per_cycle, 16); /* unit default */
+    ex_point_build(&sw, 15, &c);
+    assert_int_equal(c.run.buffer_bytes, 16384);
+    assert_int_equal(c.run.irq_latency, 2000);
+    assert_int_equal(c.run.spu.fifo_bytes, 256);
+}
+
+/* Every bad file: the error starts with "FILE:LINE" and says what is wrong. */
+typedef struct bad_case {
+    const char *what;
+    const char *text;
+    const char *where;    /* expected prefix: file:line[:col] */
+    const char *message;  /* expected substring */
+} bad_case;
+
+static const bad_case bad[] = {
+    { "YAML syntax", "ops: 1000\nsweep:\n  fifo_bytes: [64, 128\n", "b.yaml:", "YAML error" },
+    { "unknown scenario key", "opps: 1000\nsweep:\n  drain: [1]\n", "b.yaml:1:1:", "unknown parameter 'opps' (did you mean 'ops'?)" },
+    { "unknown swept key", "sweep:\n  drain: [1]\n  fifo_byts: [64]\n", "b.yaml:3:3:", "did you mean 'fifo_bytes'" },
+    { "unknown section", "platform:\n  smmu: true\nsweep:\n  drain: [1]\n", "b.yaml:1:1:", "unknown section 'platform'" },
+    { "value not a number", "sweep:\n  drain: [1, two]\n", "b.yaml:2:14:", "drain expects a whole number" },
+    { "value out of range", "sweep:\n  max_size: [6, 12]\n", "b.yaml:2:17:", "max_size = 12 is out of range [4, 11]" },
+    { "interval below 256", "interval: 100\nsweep:\n  drain: [1]\n", "b.yaml:1:11:", "interval = 100 is out of range" },
+    { "buffer not 4 KiB", "sweep:\n  buffer_bytes: [4K, 5000]\n", "b.yaml:2:22:", "not a multiple of 4096" },
+    { "bad boolean", "rnd: maybe\nsweep:\n  drain: [1]\n", "b.yaml:1:6:", "rnd expects true or false" },
+    { "bad mix", "workload:\n  mix: scalar\nsweep:\n  drain: [1]\n", "b.yaml:2:8:", "mix expects one of" },
+    { "probability above 1", "workload:\n  p_load: 1.5\nsweep:\n  drain: [1]\n", "b.yaml:2:11:", "workload.p_load = 1.5 is out of range" },
+    { "scalar under sweep", "sweep:\n  drain: 4\n", "b.yaml:2:10:", "takes a list of values" },
+    { "empty list", "sweep:\n  drain: []\n", "b.yaml:2:3:", "the list of values is empty" },
+    { "value twice", "sweep:\n  drain: [1, 2, 1]\n", "b.yaml:2:17:", "value 1 is listed twice" },
+    { "swept twice in a group", "sweep:\n  drain: [1]\n  drain_bytes_per_cycle: [2]\n", "b.yaml:3:3:", "swept twice" },
+    { "list under a scenario key", "ops: [1, 2]\nsweep:\n  drain: [1]\n", "b.yaml:1:1:", "takes a single value here" },
+    { "key set twice", "ops: 1000\nops: 2000\nsweep:\n  drain: [1]\n", "b.yaml:2:1:", "duplicate key" },
+    { "no sweep", "ops: 1000\n", "b.yaml:1:1:", "no 'sweep:' mapping" },
+    { "sweep not a mapping", "sweep: 3\n", "b.yaml:1:1:", "'sweep:' must be a mapping" },
+    { "not a mapping", "- 1\n- 2\n", "b.yaml:1:3:", "a sweep file is a mapping" },
+    { "invalid unit config", "max_size: 11\nsweep:\n  fifo_bytes: [4096, 1024]\n", "b.yaml:3:", "point 1 (fifo_bytes=1024) is not a valid unit configuration" },
+    { "align above MaxSize", "sweep:\n  max_size: [4]\n  align: [6]\n", "b.yaml:3:", "not a valid unit configuration" },
+    { "bad recommend key", "recommend:\n  max_colision_pct: 1\nsweep:\n  drain: [1]\n", "b.yaml:2:3:", "unknown key 'max_colision_pct'" },
+    { "recommend out of range", "recommend:\n  max_lost_pct: 120\nsweep:\n  drain: [1]\n", "b.yaml:2:17:", "max_lost_pct expects a number in [0, 100]" },
+};
+
+static void test_bad_files(void **s)
+{
+    (void)s;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char err[512] = "";
+        int rc = ex_sweep_load_string("b.yaml", bad[i].text, &sw, err, sizeof(err));
+        if (rc != -1 || strncmp(err, bad[i].where, strlen(bad[i].where)) != 0 || !strstr(err, bad[i].message))
+            print_error("%s: rc=%d, error '%s' (expected '%s...%s')", bad[i].what, rc, err, bad[i].where,
+                     bad[i].message), failures++;
+        /* every message names a line */
+        const char *p = err + strlen("b.yaml:");
+        if (!(p[0] >= '1' && p[0] <= '9'))
+            fail_msg("%s: no line number in '%s'", bad[i].what, err);
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_missing_file(void **s)
+{
+    (void)s;
+    char err[512] = "";
+    assert_int_equal(ex_sweep_load("/nonexistent/sweep.yaml", &sw, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "/nonexistent/sweep.yaml"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_seeds_and_keys),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_missing_file),
+    };
+    return cmocka_run_group_tests_name("explore_parse", tests, NULL, NULL);
+}
