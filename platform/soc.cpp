@@ -90,8 +90,13 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         pe_.emplace_back(new Pe(pn.c_str(), pc, s, *agents_.back()));
     }
     build_tables();
-    for (const FaultSpec &f : sc_.faults)
-        inject(f);
+    starter_.reset(new Starter("starter", this));
+}
+
+void Platform::Starter::start_of_simulation()
+{
+    for (const FaultSpec &f : p->sc_.faults)
+        p->inject(f);
 }
 
 Platform::~Platform() = default;
@@ -124,23 +129,22 @@ armprof_regime Platform::regime(unsigned pe) const
 void Platform::build_tables()
 {
     PageTables pt = PageTables::for_memory(*mem_, DRAM_BASE, DRAM_BASE + POOL_OFF, DRAM_BASE + DRAM_SIZE);
-    uint64_t s2root = 0;
-    if (sc_.stage2) {
-        s2root = pt.alloc_table();
-        pt.map(s2root, 0, DRAM_BASE + POOL_OFF, DRAM_BASE + POOL_OFF, DRAM_SIZE - POOL_OFF, PageTables::s2_attrs(), 2);
-        Smmu::StageCfg c2;
-        c2.enabled = true;
-        c2.ttb0 = s2root;
-        for (unsigned p = 0; p < sc_.pes; p++)
-            smmu_->set_stage2(p, c2);
-    }
     bool hw = sc_.hw_flag_update;
     for (unsigned p = 0; p < sc_.pes; p++) {
-        uint64_t root0 = pt.alloc_table(), root1 = pt.alloc_table();
+        // Each PE runs its own guest: its own stage 2 (VMID), and its own stage 1 (ASID).
         uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + p * sc_.buffer_bytes;
-        pt.map(root1, 0, buffer_va(p), ipa, sc_.buffer_bytes, PageTables::s1_attrs(!hw, !hw, hw));
-        if (sc_.stage2)
+        if (sc_.stage2) {
+            uint64_t s2root = pt.alloc_table();
+            pt.map(s2root, 0, DRAM_BASE + POOL_OFF, DRAM_BASE + POOL_OFF, DRAM_SIZE - POOL_OFF,
+                   PageTables::s2_attrs(), 2);
             pt.map(s2root, 0, ipa, ipa + S2_SHIFT, sc_.buffer_bytes, PageTables::s2_attrs(true, true));
+            Smmu::StageCfg c2;
+            c2.enabled = true;
+            c2.ttb0 = s2root;
+            smmu_->set_stage2(p, c2);
+        }
+        uint64_t root0 = pt.alloc_table(), root1 = pt.alloc_table();
+        pt.map(root1, 0, buffer_va(p), ipa, sc_.buffer_bytes, PageTables::s1_attrs(!hw, !hw, hw));
         Smmu::StageCfg c1;
         c1.enabled = true;
         c1.ttb0 = root0;
@@ -183,7 +187,8 @@ void Platform::inject(const FaultSpec &f)
         throw std::invalid_argument("fault: unknown kind '" + f.kind + "'");
     }
     if (!ok)
-        throw std::invalid_argument("fault: the walk does not reach that descriptor");
+        throw std::invalid_argument("fault: the walk does not reach the descriptor to edit (" + f.kind +
+                                    ", PE " + std::to_string(f.pe) + ")");
 }
 
 void Platform::trace(sc_trace_file *tf)
@@ -196,9 +201,6 @@ void Platform::trace(sc_trace_file *tf)
 
 void Platform::run()
 {
-    sc_event_or_list all;
-    for (auto &p : pe_)
-        all |= p->finished_event;
     for (;;) {
         bool done = std::all_of(pe_.begin(), pe_.end(), [](const std::unique_ptr<Pe> &p) { return p->done(); });
         if (done)

@@ -94,7 +94,17 @@ private:
     void inject(const FaultSpec &f);
     void waiter();
 
+    // Runs the injections at start_of_simulation: descriptor edits go over TLM, which needs
+    // the bindings complete, and no PE may have written yet.
+    struct Starter : sc_core::sc_module {
+        Platform *p;
+        Starter(sc_core::sc_module_name n, Platform *pl) : sc_module(n), p(pl) {}
+        void start_of_simulation() override;
+    };
+    friend struct Starter;
+
     Scenario sc_;
+    std::unique_ptr<Starter> starter_;
     std::unique_ptr<Memory> mem_;
     std::unique_ptr<Bus> bus_;
     std::unique_ptr<Smmu> smmu_;
