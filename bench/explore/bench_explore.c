@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench_explore.c: bench-explore: sweep points per second of armprof-explore on 1 and on 2 workers, in one run. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "explore.h"
+
+/* 48 points of the worked example's kind (FIFO depth x drain, 24 operations per cycle). */
+static const char *sweep_text =
+    "name: bench\n"
+    "ops: 12000000\n"
+    "ops_per_cycle: 24\n"
+    "interval: 256\n"
+    "inflight: 4\n"
+    "buffer_bytes: 256K\n"
+    "irq_latency: 4000\n"
+    "workload:\n"
+    "  mix: compute\n"
+    "sweep:\n"
+    "  drain: [1, 2, 3, 4, 6, 8]\n"
+    "  fifo_bytes: [64, 128, 256, 512, 1024, 2048, 4096, 8192]\n";
+
+int main(void)
+{
+    static ex_sweep sw;
+    char err[1024];
+    if (ex_sweep_load_string("bench.yaml", sweep_text, &sw, err, sizeof(err))) {
+        fprintf(stderr, "bench-explore: %s\n", err);
+        return 1;
+    }
+    char dir[] = "/tmp/bench-explore-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("bench-explore: mkdtemp");
+        return 1;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("armprof-explore sweep throughput (C-level model, %zu points of %s operations, %ld cores here)\n",
+           sw.npoints, "12 M", cores);
+    double rate[3] = { 0 };
+    int status = 0;
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        ex_run_opts ro = { .outdir = dir, .jobs = jobs, .fresh = true, .plots = false };
+        ex_run_stats st;
+        if (ex_sweep_run(&sw, &ro, &st, err, sizeof(err))) {
+            fprintf(stderr, "bench-explore: %s\n", err);
+            status = 1;
+            break;
+        }
+        rate[jobs] = (double)st.ran / st.wall_seconds;
+        printf("  %u worker%s  %6.1f points/s  (%zu points in %.2f s)\n", jobs, jobs > 1 ? "s" : " ", rate[jobs],
+               st.ran, st.wall_seconds);
+    }
+    if (!status && rate[1] > 0)
+        printf("  speed-up on 2 workers: %.2fx\n", rate[2] / rate[1]);
+    static const char *const files[] = { "points.jsonl", "results.csv", "results.json", "recommendation.txt" };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+        remove(p);
+    }
+    rmdir(dir);
+    return status;
+}
