@@ -13,7 +13,7 @@
 #include "spe_fmt.h"
 
 #define FILE_MB 64
-#define REPS 3
+#define REPS 5
 
 static double now(void)
 {

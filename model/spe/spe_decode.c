@@ -452,14 +452,7 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
      * copy, after the header's size has been checked against what is left.
      */
     for (;;) {
-        if (SPE_UNLIKELY(pos >= len)) {
-            out->size = pos - start;
-            d->n_ignored += nign;
-            d->n_notes += nnote;
-            return fail(d, SPE_DEC_ERR_TRUNCATED_REC, start, start, len);
-        }
         const size_t at = pos;
-        const uint8_t h = b[pos];
         uint64_t pl;
         int rc;
 
@@ -467,6 +460,13 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
             pl = load_le(b + pos + 1, 8);
         } else {
             uint8_t tail[8] = { 0 };
+            if (pos >= len) {
+                out->size = pos - start;
+                d->n_ignored += nign;
+                d->n_notes += nnote;
+                return fail(d, SPE_DEC_ERR_TRUNCATED_REC, start, start, len);
+            }
+            const uint8_t h = b[pos];
             size_t nb = (size_t)ap_field_get(HK_BYTES, spe_hdr_table[h]);
             if (nb + 1 > len - pos) {
                 out->size = pos - start;
@@ -477,6 +477,7 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
             memcpy(tail, b + pos + 1, len - pos - 1);
             pl = load_le(tail, 8);
         }
+        const uint8_t h = b[pos];
         npk++;
 
         switch (h) {
