@@ -16,6 +16,7 @@
 
 static char dir[256];
 static char path_good[300], path_empty[300], path_trunc[300], path_resv[300], path_garbage[300];
+static char path_pad[300];
 
 /* Three records: a load (with data addresses), a branch (with target), an other (End). */
 static size_t good_stream(uint8_t *b, size_t cap)
@@ -48,6 +49,7 @@ static int setup(void **s)
     snprintf(path_trunc, sizeof path_trunc, "%s/trunc.bin", dir);
     snprintf(path_resv, sizeof path_resv, "%s/reserved.bin", dir);
     snprintf(path_garbage, sizeof path_garbage, "%s/garbage.bin", dir);
+    snprintf(path_pad, sizeof path_pad, "%s/padded.bin", dir);
     size_t n = good_stream(b, sizeof b);
     int bad = tool_write(path_good, b, n);
     bad |= tool_write(path_empty, b, 0);
@@ -61,6 +63,15 @@ static int setup(void **s)
         g[i] = (uint8_t)(x >> 24);
     }
     bad |= tool_write(path_garbage, g, sizeof g);
+    /* a record padded to 2^5 bytes, an Alignment command (8 bytes) and a record after it */
+    spe_format_cfg c5 = { .max_size = 6, .align = 5, .count_size = 3 };
+    spe_record one = { .present = SPE_R_PC | SPE_R_OPTYPE, .pc = 0x1000, .pc_ns = true };
+    size_t m = spe_encode(&one, &c5, b, sizeof b);       /* 14 bytes + 18 padding = 32 */
+    m += spe_pkt_alignment(b + m, 2);                    /* at 32, next byte at 40 */
+    memset(b + m, 0xEE, 6);                              /* UNKNOWN bytes the command skips */
+    m += 6;
+    b[m++] = 0x01;                                       /* an End-only record at 40 */
+    bad |= tool_write(path_pad, b, m);
     return bad;
 }
 
@@ -100,6 +111,22 @@ static void test_listing(void **s)
     assert_int_equal(tool_count(o, " END\n"), 1);
     assert_non_null(strstr(o, "3 records, "));
     assert_non_null(strstr(o, " 0 errors"));
+    free(o);
+}
+
+/* §5.3.9 Padding runs and §5.3.2 Alignment commands in the listing. */
+static void test_listing_padding_alignment(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("", path_pad, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "record 0 at 0x0, 32 bytes\n"));
+    assert_non_null(strstr(o, "  0000000d:  00 x 18                       PAD x18\n"));
+    assert_non_null(strstr(o, "  0000001f:  01                            END\n"));
+    assert_non_null(strstr(o, "(8 bytes of padding / alignment at 0x20)\n"));
+    assert_non_null(strstr(o, "record 1 at 0x28, 1 bytes\n"));
+    assert_non_null(strstr(o, "2 records, 41 bytes, 0 errors"));
     free(o);
 }
 
@@ -207,6 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listing),
+        cmocka_unit_test(test_listing_padding_alignment),
         cmocka_unit_test(test_json_csv_stdin),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_bad_inputs_exit_status),

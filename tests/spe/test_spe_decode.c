@@ -170,6 +170,8 @@ static void test_unknown_and_reserved_packets_skipped(void **s)
         0x20, 0x60, 1, 2, 3, 4,                         /* extended, 32-bit payload, undefined */
         0x20, 0x98, 0x2A, 0x00,                         /* Counter INDEX 0 in the extended form */
         0x30, 0x00,                                     /* Alignment with bit 4 set: reserved */
+        0x63, 1, 2, 3, 4,                               /* Data Source SZ 0b10: reserved */
+        0x73, 1, 2, 3, 4, 5, 6, 7, 8,                   /* Data Source SZ 0b11: reserved */
         0x01,
     };
     spe_decoded r[2];
@@ -180,7 +182,7 @@ static void test_unknown_and_reserved_packets_skipped(void **s)
     assert_int_equal(r[0].rec.present, SPE_R_PC | SPE_R_TOTAL_LAT);
     assert_int_equal(r[0].rec.pc, 0x1000);
     assert_int_equal(r[0].rec.total_lat, 42);
-    assert_int_equal(r[0].n_ignored, 12);
+    assert_int_equal(r[0].n_ignored, 14);
     assert_int_equal(d.n_errors, 0);
 }
 

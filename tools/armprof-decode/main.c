@@ -101,10 +101,13 @@ static void list_packets(const uint8_t *b, size_t len, size_t from, size_t to, u
             size_t run = 1;
             while (pos + run < to && b[pos + run] == 0)
                 run++;
-            fprintf(o, "  %08zx:  00%-27s PAD%s\n", pos, run > 1 ? " .." : "",
-                    run > 1 ? "" : "");
-            if (run > 1)
-                fprintf(o, "  %*s(%zu padding bytes)\n", 40, "", run);
+            if (run > 1) {
+                char raw[32];
+                snprintf(raw, sizeof raw, "00 x %zu", run);
+                fprintf(o, "  %08zx:  %-29s PAD x%zu\n", pos, raw, run);
+            } else {
+                fprintf(o, "  %08zx:  %-29s PAD\n", pos, "00");
+            }
             pos += run;
             continue;
         }
