@@ -170,6 +170,42 @@ static void test_bad_files(void **s)
     assert_int_equal(failures, 0);
 }
 
+/* A scenario file of the platform (armprof-vp) plus `sweep:` is a sweep file: its `spe:` keys
+ * are the same parameters, clock_ns sets the clock, platform-only keys are listed as ignored. */
+static void test_platform_scenario(void **s)
+{
+    (void)s;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/default.yaml", EXAMPLES_DIR);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof(text) - 200, f);
+    fclose(f);
+    text[n] = '\0';
+    strcat(text, "\nsweep:\n  spe.buffer_bytes: [16K, 64K]\n  fifo_bytes: [256, 512]\n");
+    char err[512] = "";
+    if (ex_sweep_load_string("default.yaml", text, &sw, err, sizeof(err)))
+        fail_msg("%s", err);
+    assert_int_equal(sw.npoints, 4);
+    ex_point_cfg c;
+    ex_point_build(&sw, 3, &c);
+    assert_int_equal(c.run.buffer_bytes, 65536);
+    assert_int_equal(c.run.spu.fifo_bytes, 512);
+    assert_int_equal(c.run.interval, 1024);      /* spe.interval */
+    assert_int_equal(c.run.irq_latency, 2000);   /* spe.irq_latency */
+    assert_int_equal(c.run.ops, 20000000);
+    assert_true(c.clock_hz == 1e9);              /* clock_ns: 1 */
+    assert_non_null(strstr(sw.ignored, "pes"));
+    assert_non_null(strstr(sw.ignored, "smmu"));
+    assert_non_null(strstr(sw.ignored, "spe.ppi"));
+    /* and an unknown key under spe: is still an error with its line */
+    char err2[512] = "";
+    assert_int_equal(ex_sweep_load_string("s.yaml", "spe:\n  intervall: 512\nsweep:\n  drain: [1]\n", &sw, err2,
+                                          sizeof(err2)), -1);
+    assert_non_null(strstr(err2, "s.yaml:2:3: unknown parameter 'spe.intervall'"));
+}
+
 static void test_missing_file(void **s)
 {
     (void)s;
@@ -185,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_seeds_and_keys),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_platform_scenario),
         cmocka_unit_test(test_missing_file),
     };
     return cmocka_run_group_tests_name("explore_parse", tests, NULL, NULL);

@@ -112,6 +112,7 @@ typedef struct ex_sweep {
     int ngroups;
     ex_group groups[EX_MAX_GROUPS];
     size_t npoints;
+    char ignored[256];      /* platform-only scenario keys the C-level model does not use */
     double max_collision_pct;   /* recommendation thresholds (recommend: in the file) */
     double max_lost_pct;
 } ex_sweep;

@@ -105,6 +105,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
+    if (ro.progress && sw.ignored[0])
+        fprintf(stderr, "armprof-explore: the C-level model ignores the platform's %s\n", sw.ignored);
     char outdir[4096];
     if (out)
         snprintf(outdir, sizeof(outdir), "%s", out);

@@ -105,6 +105,9 @@ static bool same_name(const char *a, const char *b)
 
 int ex_param_find(const char *name)
 {
+    /* The platform's scenario files group the SPE controls under `spe:`. */
+    if (!strncmp(name, "spe.", 4))
+        name += 4;
     for (size_t i = 0; i < NPARAMS; i++)
         if (same_name(name, params[i].def.name) || (params[i].def.alias && same_name(name, params[i].def.alias)))
             return (int)i;

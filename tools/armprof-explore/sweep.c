@@ -107,7 +107,7 @@ static const char *suggest(const char *name)
 
 static int unknown(ctx *c, struct fy_node *key, const char *name)
 {
-    const char *s = suggest(name);
+    const char *s = suggest(strncmp(name, "spe.", 4) ? name : name + 4);
     if (s)
         return fail(c, key, 0, "unknown parameter '%s' (did you mean '%s'?)", name, s);
     return fail(c, key, 0, "unknown parameter '%s' (armprof-explore --list-params shows them)", name);
@@ -275,6 +275,22 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
     return 0;
 }
 
+/* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. */
+static const char *const platform_keys[] = { "pes", "clock_ns", "quantum_ns", "dmi", "smmu", "bus", "memory",
+                                             "faults", "spe.restart_after_fault", "spe.hw_flag_update",
+                                             "spe.ppi", NULL };
+
+static bool platform_only(ctx *c, const char *name)
+{
+    for (int i = 0; platform_keys[i]; i++)
+        if (!strcmp(name, platform_keys[i])) {
+            size_t n = strlen(c->sw->ignored);
+            snprintf(c->sw->ignored + n, sizeof(c->sw->ignored) - n, "%s%s", n ? ", " : "", name);
+            return true;
+        }
+    return false;
+}
+
 static int parse_root(ctx *c, struct fy_node *root)
 {
     if (!root)
@@ -316,9 +332,41 @@ static int parse_root(ctx *c, struct fy_node *root)
                 if (set_fixed(c, strcmp(wn, "mix") ? "workload." : "", wk, fy_node_pair_value(wp)))
                     return -1;
             }
+        } else if (!strcmp(name, "spe") && v && fy_node_is_mapping(v)) {
+            void *jt = NULL;
+            struct fy_node_pair *sp;
+            while ((sp = fy_node_mapping_iterate(v, &jt))) {
+                struct fy_node *sk = fy_node_pair_key(sp);
+                const char *sn = scalar(sk);
+                if (!sn)
+                    return fail(c, sk, 0, "keys must be plain names");
+                char full[96];
+                snprintf(full, sizeof(full), "spe.%s", sn);
+                if (platform_only(c, full))
+                    continue;
+                if (set_fixed(c, "spe.", sk, fy_node_pair_value(sp)))
+                    return -1;
+            }
+        } else if (!strcmp(name, "clock_ns")) {
+            /* The platform's PE clock period: the C-level model's clock_hz. */
+            const char *t = scalar(v);
+            char *end;
+            double ns = t ? strtod(t, &end) : 0;
+            if (!t || end == t || *end || !(ns >= 0.01 && ns <= 1000))
+                return fail(c, v ? v : k, 0, "clock_ns expects a number in [0.01, 1000]");
+            char hz[32];
+            snprintf(hz, sizeof(hz), "%.10g", 1e9 / ns);
+            char why[256];
+            int p = ex_param_find("clock_hz");
+            if (ex_param_parse((size_t)p, hz, &c->sw->fixed_val[p], why, sizeof(why)))
+                return fail(c, v, 0, "%s", why);
+            c->sw->fixed[p] = true;
+            c->fixed_line[p] = line_of(k);
+        } else if (platform_only(c, name)) {
+            continue;
         } else {
             if (v && !fy_node_is_scalar(v) && ex_param_find(name) < 0)
-                return fail(c, k, 0, "unknown section '%s' (the C-level model reads: the parameters, "
+                return fail(c, k, 0, "unknown section '%s' (the C-level model reads: the parameters, spe:, "
                             "workload:, sweep:, recommend:)", name);
             if (set_fixed(c, "", k, v))
                 return -1;
