@@ -576,9 +576,27 @@ bool Smmu::get_direct_mem_ptr(int, tlm::tlm_generic_payload &trans, tlm::tlm_dmi
         return false;
     if (!down.is_write_allowed() || down.get_start_address() > x.pa || down.get_end_address() < x.pa + 0xFFF)
         return false;
+    // Grow the range over the following pages that the TLB already holds as writable (so no
+    // hardware update is skipped) and that map contiguously into the same DMI region.
+    uint64_t end = page + 0xFFF;
+    uint32_t tag = tlb_tag(rg);
+    for (unsigned n = 1; n < 512; n++) {
+        uint64_t next = page + ((uint64_t)n << 12);
+        auto it = tlb_.find(TlbKey{next >> 12, tag});
+        if (it == tlb_.end() || it->second != (x.pa & ~0xFFFull) + ((uint64_t)n << 12) ||
+            it->second + 0xFFF > down.get_end_address())
+            break;
+        bool ruled = false;
+        for (const Rule &r : rules_)
+            if (r.pe == rg.pe && r.remaining != 0 && next < r.hi && next + 0x1000 > r.lo)
+                ruled = true;
+        if (ruled)
+            break;
+        end = next + 0xFFF;
+    }
     dmi.set_dmi_ptr(down.get_dmi_ptr() + (x.pa - down.get_start_address()));
     dmi.set_start_address(page);
-    dmi.set_end_address(page + 0xFFF);
+    dmi.set_end_address(end);
     dmi.set_granted_access(down.get_granted_access());
     dmi.set_read_latency(down.get_read_latency() + tlb_hit_latency);
     dmi.set_write_latency(down.get_write_latency() + tlb_hit_latency);

@@ -44,6 +44,7 @@ armprof_err SpuModule::reg_read(uint32_t enc, uint64_t *val) { return spu_reg_re
 
 armprof_err SpuModule::reg_write(uint32_t enc, uint64_t val)
 {
+    dmi_valid_ = false; // the owning regime may change (PMBLIMITR_EL1.nVM, ...)
     armprof_err e = spu_reg_write(spu_, enc, val);
     uint64_t p = 0;
     spu_reg_peek(spu_, SPU_PMBPTR_EL1, &p);
@@ -107,12 +108,14 @@ armprof_mem_result SpuModule::cb_write(void *user, uint64_t addr, const uint8_t 
 armprof_mem_result SpuModule::write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
 {
     st_.writes++;
-    if (use_dmi_ && dmi_valid_ && same_regime(rg, dmi_rg_) && addr >= dmi_.get_start_address() &&
+    // The owning regime only changes on a register write or a PE context change, which both
+    // drop the DMI pointer: the fast path needs only the address check.
+    if (dmi_valid_ && addr >= dmi_.get_start_address() &&
         addr + len - 1 <= dmi_.get_end_address()) {
         std::memcpy(dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address()), data, len);
         st_.dmi_writes++;
         st_.bytes += len;
-        st_.bus_time += dmi_.get_write_latency();
+        dmi_time_ += dmi_latency_ps_; // DMI latency, in ps, folded into stats() on demand
         armprof_mem_result r{};
         r.status = ARMPROF_MEM_OK;
         r.written = len;
@@ -133,7 +136,7 @@ armprof_mem_result SpuModule::write(uint64_t addr, const uint8_t *data, uint32_t
     gp_.set_extension(&ext_);
     mem->b_transport(gp_, delay);
     st_.tlm_writes++;
-    st_.bus_time += delay;
+    tlm_time_ += delay;
     armprof_mem_result r = ext_.result;
     if (!ext_.translated) { // no SMMU on the path: a physical target answered
         if (gp_.is_response_ok()) {
@@ -150,10 +153,13 @@ armprof_mem_result SpuModule::write(uint64_t addr, const uint8_t *data, uint32_t
         st_.faults++;
     else if (r.status == ARMPROF_MEM_EXT_ABORT)
         st_.aborts++;
-    if (r.status == ARMPROF_MEM_OK && use_dmi_ && gp_.is_dmi_allowed()) {
+    if (r.status == ARMPROF_MEM_OK && use_dmi_ && gp_.is_dmi_allowed() && !(dmi_valid_ && same_regime(rg, dmi_rg_) &&
+                                                                           addr >= dmi_.get_start_address() &&
+                                                                           addr + len - 1 <= dmi_.get_end_address())) {
         tlm::tlm_dmi d;
         if (mem->get_direct_mem_ptr(gp_, d) && d.is_write_allowed()) {
             dmi_ = d;
+            dmi_latency_ps_ = (uint64_t)(d.get_write_latency().to_seconds() * 1e12 + 0.5);
             dmi_rg_ = rg;
             dmi_valid_ = true;
         }

@@ -62,12 +62,22 @@ public:
     // Reads the buffer through the memory path with the owning regime (debug, untimed).
     size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
 
+    // The memory port the model calls (public for benches and hosts that want to feed it).
+    armprof_mem_result port_write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
+    {
+        return write(addr, data, len, rg);
+    }
+
     struct Stats {
         uint64_t writes = 0, bytes = 0, dmi_writes = 0, tlm_writes = 0, faults = 0, aborts = 0;
         uint64_t irq_edges = 0;
         sc_core::sc_time bus_time;   // sum of the delays the writes were charged
     };
-    const Stats &stats() const { return st_; }
+    const Stats &stats() const
+    {
+        st_.bus_time = tlm_time_ + sc_core::sc_time((double)dmi_time_, sc_core::SC_PS);
+        return st_;
+    }
 
 private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
@@ -87,7 +97,9 @@ private:
     sc_core::sc_event wake_;
     tlm::tlm_generic_payload gp_;
     regime_ext ext_;
-    Stats st_;
+    mutable Stats st_;
+    sc_core::sc_time tlm_time_;
+    uint64_t dmi_time_ = 0, dmi_latency_ps_ = 0;
 };
 
 bool same_regime(const armprof_regime &a, const armprof_regime &b);
