@@ -211,34 +211,72 @@ const char *spe_op_class_name(unsigned c)
     return n[c & 3];
 }
 
+/* Appends a string / a "0x%02x" byte to t (at most 64 bytes are ever built). */
+static inline size_t cat_s(char *t, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    memcpy(t + n, s, k);
+    return n + k;
+}
+static inline size_t cat_x8(char *t, size_t n, unsigned v)
+{
+    static const char hx[] = "0123456789abcdef";
+    t[n++] = '0';
+    t[n++] = 'x';
+    t[n++] = hx[(v >> 4) & 0xF];
+    t[n++] = hx[v & 0xF];
+    return n;
+}
+
+/* Built by hand, not with snprintf(): JSON output calls this once per record. */
 int spe_op_describe(unsigned cls, unsigned sub, char *buf, size_t len)
 {
+    char t[64];
+    size_t n = 0;
+    sub &= 0xFFu;
     switch (cls) {
     case SPE_CLASS_OTHER:
         if (sub == SPE_OTHER_UNCOND)
-            return snprintf(buf, len, "other");
-        if (sub == SPE_OTHER_COND)
-            return snprintf(buf, len, "cond");
-        return snprintf(buf, len, "other 0x%02x", sub);
+            n = cat_s(t, n, "other");
+        else if (sub == SPE_OTHER_COND)
+            n = cat_s(t, n, "cond");
+        else
+            n = cat_x8(t, cat_s(t, n, "other "), sub);
+        break;
     case SPE_CLASS_BRANCH:
-        return snprintf(buf, len, "%s%s%s", (sub & SPE_BR_INDIRECT) ? "indirect" : "direct",
-                        (sub & SPE_BR_COND) ? " cond" : "",
-                        (sub & ~(unsigned)(SPE_BR_COND | SPE_BR_INDIRECT)) ? " +undefined bits" : "");
-    case SPE_CLASS_LDST: {
-        const char *dir = (sub & SPE_LDST_ST) ? "store" : "load";
-        if ((sub & 0xFEu) == SPE_LDST_GP)
-            return snprintf(buf, len, "%s gp", dir);
-        if ((sub & 0xFEu) == SPE_LDST_SIMD_FP)
-            return snprintf(buf, len, "%s simd_fp", dir);
-        if ((sub & 0xE0u) == 0 && (sub & SPE_LDST_EXTENDED))
-            return snprintf(buf, len, "%s%s%s%s", dir, (sub & SPE_LDST_AT) ? " atomic" : "",
-                            (sub & SPE_LDST_EXCL) ? " exclusive" : "",
-                            (sub & SPE_LDST_AR) ? " acq_rel" : "");
-        return snprintf(buf, len, "%s 0x%02x", dir, sub);
-    }
+        n = cat_s(t, n, (sub & SPE_BR_INDIRECT) ? "indirect" : "direct");
+        if (sub & SPE_BR_COND)
+            n = cat_s(t, n, " cond");
+        if (sub & ~(unsigned)(SPE_BR_COND | SPE_BR_INDIRECT))
+            n = cat_s(t, n, " +undefined bits");
+        break;
+    case SPE_CLASS_LDST:
+        n = cat_s(t, n, (sub & SPE_LDST_ST) ? "store" : "load");
+        if ((sub & 0xFEu) == SPE_LDST_GP) {
+            n = cat_s(t, n, " gp");
+        } else if ((sub & 0xFEu) == SPE_LDST_SIMD_FP) {
+            n = cat_s(t, n, " simd_fp");
+        } else if ((sub & 0xE0u) == 0 && (sub & SPE_LDST_EXTENDED)) {
+            if (sub & SPE_LDST_AT)
+                n = cat_s(t, n, " atomic");
+            if (sub & SPE_LDST_EXCL)
+                n = cat_s(t, n, " exclusive");
+            if (sub & SPE_LDST_AR)
+                n = cat_s(t, n, " acq_rel");
+        } else {
+            n = cat_x8(t, cat_s(t, n, " "), sub);
+        }
+        break;
     default:
-        return snprintf(buf, len, "reserved 0x%02x", sub);
+        n = cat_x8(t, cat_s(t, n, "reserved "), sub);
+        break;
     }
+    if (len) {
+        size_t k = n < len - 1 ? n : len - 1;
+        memcpy(buf, t, k);
+        buf[k] = '\0';
+    }
+    return (int)n;
 }
 
 static const char *note_text(uint8_t note)

@@ -338,6 +338,37 @@ static void test_describe(void **s)
     }
 }
 
+/* spe_op_describe() for every CLASS and SUBCLASS: the §5.3.8 meaning, snprintf() semantics. */
+static void test_op_describe_every_value(void **s)
+{
+    (void)s;
+    static const struct { unsigned cls, sub; const char *want; } rows[] = {
+        { 0, 0x00, "other" }, { 0, 0x01, "cond" }, { 0, 0x02, "other 0x02" },
+        { 1, 0x00, "load gp" }, { 1, 0x01, "store gp" }, { 1, 0x04, "load simd_fp" },
+        { 1, 0x05, "store simd_fp" }, { 1, 0x02, "load" }, { 1, 0x06, "load atomic" },
+        { 1, 0x0B, "store exclusive" }, { 1, 0x13, "store acq_rel" },
+        { 1, 0x1F, "store atomic exclusive acq_rel" }, { 1, 0x20, "load 0x20" },
+        { 2, 0x00, "direct" }, { 2, 0x01, "direct cond" }, { 2, 0x02, "indirect" },
+        { 2, 0x03, "indirect cond" }, { 2, 0x08, "direct +undefined bits" }, { 3, 0x07, "reserved 0x07" },
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int n = spe_op_describe(rows[i].cls, rows[i].sub, buf, sizeof buf);
+        assert_string_equal(buf, rows[i].want);
+        assert_int_equal(n, (int)strlen(rows[i].want));
+    }
+    /* every value: NUL-terminated, truncated like snprintf */
+    for (unsigned c = 0; c < 4; c++)
+        for (unsigned v = 0; v < 256; v++) {
+            char small[6];
+            int n = spe_op_describe(c, v, buf, sizeof buf);
+            assert_true(n > 0 && (size_t)n < sizeof buf && strlen(buf) == (size_t)n);
+            assert_int_equal(spe_op_describe(c, v, small, sizeof small), n);
+            assert_int_equal(strlen(small), (size_t)n < sizeof small ? (size_t)n : sizeof small - 1);
+            assert_memory_equal(small, buf, strlen(small));
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_lenient_resync),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_op_describe_every_value),
     };
     return cmocka_run_group_tests_name("spe_decode", tests, NULL, NULL);
 }
