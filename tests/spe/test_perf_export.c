@@ -156,9 +156,73 @@ static void test_perf_decodes_armprof_run(void **s)
 #endif
 }
 
+static uint64_t le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The file layout itself (no perf needed): header, attribute, AUXTRACE_INFO, the buffer inside
+ * PERF_RECORD_AUXTRACE, the CPUID feature (tools/perf/util/header.c layouts). */
+static void test_perf_data_layout(void **s)
+{
+    (void)s;
+    uint8_t spe[13] = { 0x42, 0x02, 0x01, 0xB0, 0, 0x10, 0, 0, 0, 0, 0, 0x80, 0x01 };
+    char bin[400], data[400], cmd[1024];
+    snprintf(bin, sizeof bin, "%s/tiny.bin", dir);
+    snprintf(data, sizeof data, "%s/tiny.data", dir);
+    assert_int_equal(tool_write(bin, spe, sizeof spe), 0);
+    snprintf(cmd, sizeof cmd, "'%s' --to-perf-data '%s' --midr 0x410fd490 '%s'", ARMPROF_DECODE, data, bin);
+    assert_int_equal(tool_run(cmd, NULL, 0), 0);
+    FILE *f = fopen(data, "rb");
+    assert_non_null(f);
+    static uint8_t b[8192];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    assert_true(n > 104);
+    assert_memory_equal(b, "PERFILE2", 8);
+    assert_int_equal(le(b + 8, 8), 104);                      /* sizeof(perf_file_header) */
+    assert_int_equal(le(b + 16, 8), 128 + 16);                /* attr + ids section */
+    uint64_t attrs = le(b + 24, 8), data_off = le(b + 40, 8), data_size = le(b + 48, 8);
+    assert_int_equal(le(b + 32, 8), 144);
+    assert_int_equal(le(b + attrs, 4), 8);                    /* attr.type: the arm_spe PMU */
+    assert_int_equal(le(b + attrs + 4, 4), 128);              /* attr.size: PERF_ATTR_SIZE_VER7 */
+    assert_true(le(b + attrs + 40, 8) & (1ull << 18));        /* sample_id_all */
+    uint64_t ids = le(b + attrs + 128, 8);
+    assert_int_equal(le(b + attrs + 136, 8), 8);
+    assert_int_equal(le(b + ids, 8), 1);
+    /* data: AUXTRACE_INFO (70) of type PERF_AUXTRACE_ARM_SPE (4) with priv[0] = PMU type */
+    const uint8_t *e = b + data_off;
+    assert_int_equal(le(e, 4), 70);
+    assert_int_equal(le(e + 6, 2), 32);
+    assert_int_equal(le(e + 8, 4), 4);
+    assert_int_equal(le(e + 16, 8), 8);
+    /* walk to PERF_RECORD_AUXTRACE (71): size padded to 8, then the buffer itself */
+    size_t at = 0;
+    while (at < data_size && le(e + at, 4) != 71)
+        at += le(e + at + 6, 2);
+    assert_true(at < data_size);
+    assert_int_equal(le(e + at + 8, 8), 16);
+    assert_memory_equal(e + at + 48, spe, sizeof spe);
+    assert_int_equal(e[at + 48 + 13], 0);
+    /* features: bit 9 (HEADER_CPUID) set; its string is the MIDR */
+    uint64_t bits = le(b + 72, 8);
+    assert_true(bits & (1ull << 9));
+    assert_true(bits & (1ull << 6));
+    size_t table = data_off + data_size, k = 0;
+    for (unsigned bit = 0; bit < 9; bit++)
+        k += (bits >> bit) & 1;
+    uint64_t cpuid = le(b + table + 16 * k, 8);
+    assert_int_equal(le(b + cpuid, 4), 64);                   /* padded to NAME_ALIGN */
+    assert_string_equal((const char *)b + cpuid + 4, "0x00000000410fd490");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_perf_data_layout),
         cmocka_unit_test(test_perf_decodes_encoder_buffer),
         cmocka_unit_test(test_perf_decodes_armprof_run),
     };
