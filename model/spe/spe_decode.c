@@ -180,8 +180,8 @@ int spe_packet_parse(const uint8_t *p, size_t len, spe_packet *k)
     k->size = (uint8_t)(2 + nb);
     k->payload = load_le(p + 2, nb);
     if (k->kind != SPE_PKT_UNKNOWN) {
-        k->index = (uint8_t)((ap_field_get(SPE_HDR_INDEX_EXT_HI, h) << 3) |
-                             ap_field_get(SPE_HDR_INDEX_SHORT, h1));
+        k->index = (uint8_t)(ap_field_prep(SPE_INDEX_HI, ap_field_get(SPE_HDR_INDEX_EXT_HI, h)) |
+                             ap_field_prep(SPE_INDEX_LO, ap_field_get(SPE_HDR_INDEX_SHORT, h1)));
         classify(k);
         if (h & SPE_HDR_EXT_RAZ) /* byte 0 bits [4:2] read as zero: not this packet */
             k->note = SPE_NOTE_RESERVED;

@@ -28,8 +28,9 @@ size_t spe_pkt_address(uint8_t *out, unsigned index, uint64_t payload)
     if (index > 31)
         return 0;
     if (index >= 8) /* §5.2.2: extended format carries INDEX[4:3] in byte 0 */
-        out[n++] = (uint8_t)(SPE_HDR_EXT_PREFIX | ap_field_prep(SPE_HDR_INDEX_EXT_HI, index >> 3));
-    out[n++] = (uint8_t)(SPE_HDR_ADDRESS | ap_field_prep(SPE_HDR_INDEX_SHORT, index));
+        out[n++] = (uint8_t)(SPE_HDR_EXT_PREFIX |
+                             ap_field_prep(SPE_HDR_INDEX_EXT_HI, ap_field_get(SPE_INDEX_HI, index)));
+    out[n++] = (uint8_t)(SPE_HDR_ADDRESS | ap_field_prep(SPE_HDR_INDEX_SHORT, ap_field_get(SPE_INDEX_LO, index)));
     put_le(out + n, payload, 8);
     return n + 8;
 }
@@ -40,8 +41,9 @@ size_t spe_pkt_counter(uint8_t *out, unsigned index, uint16_t value)
     if (index > 31)
         return 0;
     if (index >= 8)
-        out[n++] = (uint8_t)(SPE_HDR_EXT_PREFIX | ap_field_prep(SPE_HDR_INDEX_EXT_HI, index >> 3));
-    out[n++] = (uint8_t)(SPE_HDR_COUNTER | ap_field_prep(SPE_HDR_INDEX_SHORT, index));
+        out[n++] = (uint8_t)(SPE_HDR_EXT_PREFIX |
+                             ap_field_prep(SPE_HDR_INDEX_EXT_HI, ap_field_get(SPE_INDEX_HI, index)));
+    out[n++] = (uint8_t)(SPE_HDR_COUNTER | ap_field_prep(SPE_HDR_INDEX_SHORT, ap_field_get(SPE_INDEX_LO, index)));
     put_le(out + n, value, 2);
     return n + 2;
 }

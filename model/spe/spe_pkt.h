@@ -40,6 +40,10 @@
 #define SPE_HDR_ALIGN_SIZE    AP_GENMASK(3, 0)   /* Alignment command SIZE */
 #define SPE_HDR_ALIGN_RAZ     AP_BIT(4)          /* Alignment command byte 0 bit [4] */
 
+/* The 5-bit Address/Counter INDEX split over the two bytes of an extended header. */
+#define SPE_INDEX_HI          AP_GENMASK(4, 3)   /* INDEX[4:3]: extended byte 0 bits [1:0] */
+#define SPE_INDEX_LO          AP_GENMASK(2, 0)   /* INDEX[2:0]: byte 1 (or the short header) */
+
 /* SZ values. */
 enum { SPE_SZ_BYTE = 0, SPE_SZ_HALF = 1, SPE_SZ_WORD = 2, SPE_SZ_DOUBLE = 3 };
 
