@@ -130,11 +130,12 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
     if (ops)
         spu->ops = *ops;
     spu->slots = calloc(cfg->max_inflight, sizeof(spu_slot));
+    spu->slot_bytes = calloc(cfg->max_inflight, (size_t)1 << cfg->max_size);
     spu->fifo_data = calloc(1, fifo_ring_bytes(cfg));
     /* The smallest record is an Events packet and an End packet: 3 bytes. */
     spu->fifo_nrec_cap = cfg->fifo_bytes / 3 + 2;
     spu->fifo_recs = calloc(spu->fifo_nrec_cap, sizeof(spu_fifo_rec));
-    if (!spu->slots || !spu->fifo_data || !spu->fifo_recs) {
+    if (!spu->slots || !spu->slot_bytes || !spu->fifo_data || !spu->fifo_recs) {
         spu_close(spu);
         return ARMPROF_ERR_NOMEM;
     }
@@ -156,6 +157,7 @@ void spu_close(spu_t *spu)
     if (!spu)
         return;
     free(spu->slots);
+    free(spu->slot_bytes);
     free(spu->fifo_data);
     free(spu->fifo_recs);
     free(spu);
@@ -768,7 +770,12 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
 {
     spe_record *r = &s->rec;
     const armprof_pe_ctx *c = &spu->ctx;
-    memset(r, 0, sizeof(*r));
+    /* Every field set explicitly (a memset of the record is a measurable cost per sample). */
+    r->target = r->data_va = r->data_pa = r->timestamp = 0;
+    r->target_el = r->data_va_tag = 0;
+    r->target_ns = r->data_pa_ns = false;
+    r->context_el1 = r->context_el2 = 0;
+    r->total_lat = r->issue_lat = r->xlat_lat = r->data_source = 0;
     bool exc = (op->flags & SPU_OP_EXCEPTION) != 0;
     uint64_t ev = op->events & ~(AP_BIT(SPE_EV_EXCEPTION) | AP_BIT(SPE_EV_RETIRED));
     if (exc)
@@ -839,6 +846,11 @@ static uint64_t timestamp_now(const spu_t *spu, uint8_t kind)
     return phys - spu->ctx.cntvoff;
 }
 
+static inline uint8_t *slot_bytes(spu_t *spu, const spu_slot *s)
+{
+    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->cfg.max_size);
+}
+
 /* The sampled operation in slot s completes: capture, filter, encode. */
 static void complete_slot(spu_t *spu, spu_slot *s)
 {
@@ -857,10 +869,11 @@ static void complete_slot(spu_t *spu, spu_slot *s)
     }
     spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
                           .count_size = spu->cfg.count_size };
-    size_t n = spe_encode(r, &fc, s->bytes, sizeof(s->bytes));
+    uint8_t *b = slot_bytes(spu, s);
+    size_t n = spe_encode(r, &fc, b, (size_t)1 << spu->cfg.max_size);
     s->len = (uint16_t)n;
     if (spu->rec_hook)
-        spu->rec_hook(spu->rec_hook_user, r, s->bytes, n);
+        spu->rec_hook(spu->rec_hook_user, r, b, n);
 }
 
 /* Only the oldest slot is ever freed: records leave in sampling order. */
@@ -933,7 +946,7 @@ static void accept_completed(spu_t *spu)
             free_slot(spu, s);
             continue;
         }
-        if (!fifo_push(spu, s->bytes, s->len)) {
+        if (!fifo_push(spu, slot_bytes(spu, s), s->len)) {
             spu->st.fifo_full_cycles++;
             break;
         }
@@ -1228,6 +1241,7 @@ armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u32(&w, spu->inflight);
     ap_state_put_u32(&w, spu->slot_head);
     ap_state_put(&w, spu->slots, spu->cfg.max_inflight * sizeof(spu_slot));
+    ap_state_put(&w, spu->slot_bytes, (size_t)spu->cfg.max_inflight << spu->cfg.max_size);
     ap_state_put(&w, spu->fifo_data, ring_size(spu));
     ap_state_put_u32(&w, spu->fifo_head);
     ap_state_put_u32(&w, spu->fifo_level);
@@ -1256,9 +1270,11 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     spu_t *t = malloc(sizeof(*t));
     spu_slot *slots = malloc(spu->cfg.max_inflight * sizeof(spu_slot));
     uint8_t *fd = malloc(ring_size(spu));
+    size_t sb_len = (size_t)spu->cfg.max_inflight << spu->cfg.max_size;
+    uint8_t *sb = malloc(sb_len);
     spu_fifo_rec *fr = malloc(spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
-    if (!t || !slots || !fd || !fr) {
-        free(t); free(slots); free(fd); free(fr);
+    if (!t || !slots || !fd || !fr || !sb) {
+        free(t); free(slots); free(fd); free(fr); free(sb);
         return ARMPROF_ERR_NOMEM;
     }
     *t = *spu;
@@ -1272,6 +1288,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     t->inflight = ap_state_get_u32(&r);
     t->slot_head = ap_state_get_u32(&r);
     ap_state_get(&r, slots, spu->cfg.max_inflight * sizeof(spu_slot));
+    ap_state_get(&r, sb, sb_len);
     ap_state_get(&r, fd, ring_size(spu));
     t->fifo_head = ap_state_get_u32(&r);
     t->fifo_level = ap_state_get_u32(&r);
@@ -1290,9 +1307,11 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         e = ARMPROF_ERR_STATE_CORRUPT;
     if (e == ARMPROF_OK) {
         memcpy(spu->slots, slots, spu->cfg.max_inflight * sizeof(spu_slot));
+        memcpy(spu->slot_bytes, sb, sb_len);
         memcpy(spu->fifo_data, fd, ring_size(spu));
         memcpy(spu->fifo_recs, fr, spu->fifo_nrec_cap * sizeof(spu_fifo_rec));
         t->slots = spu->slots;
+        t->slot_bytes = spu->slot_bytes;
         t->fifo_data = spu->fifo_data;
         t->fifo_recs = spu->fifo_recs;
         *spu = *t;
@@ -1300,6 +1319,6 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         spu->prof_enabled = profiling_enabled(spu);
         recompute_next_complete(spu);
     }
-    free(t); free(slots); free(fd); free(fr);
+    free(t); free(slots); free(fd); free(fr); free(sb);
     return e;
 }

@@ -107,7 +107,6 @@ typedef struct spu_slot {
     uint8_t optype;           /* OpType for CollectRecord */
     uint32_t total_lat;       /* unsaturated, for the latency filter */
     uint64_t events;          /* unmasked events for the event filter */
-    uint8_t bytes[2048];      /* the encoded record once completed (at most 2^MaxSize bytes) */
 } spu_slot;
 
 /* One record in the FIFO ring. */
@@ -138,6 +137,8 @@ struct spu {
 
     /* In-flight sampled operations. */
     spu_slot *slots;          /* a ring in sampling order: records enter the FIFO in that order */
+    uint8_t *slot_bytes;      /* each slot's encoded record, 2^MaxSize bytes apiece (kept apart
+                               * from the slots so the ring of headers stays small in cache) */
     uint64_t next_seq;
     uint32_t slot_head;       /* the oldest occupied slot */
     uint32_t inflight;
