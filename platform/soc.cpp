@@ -16,6 +16,15 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     sc_.buffer_bytes = (sc_.buffer_bytes + 0xFFF) & ~0xFFFull;
     if (sc_.buffer_bytes == 0 || sc_.buffer_bytes * sc_.pes > (96ull << 20))
         throw std::invalid_argument("buffer size must be 4 KiB .. 96 MiB in total");
+    const TrbeScenario &tb = sc_.trbe;
+    if (tb.enabled) {
+        if (tb.buffer_bytes < 8192 || (tb.buffer_bytes & 0xFFF) || tb.buffer_bytes * sc_.pes > (64ull << 20))
+            throw std::invalid_argument("trbe.buffer_bytes must be a multiple of 4 KiB, >= 8 KiB, <= 64 MiB in total");
+        if (tb.mean_burst == 0 || tb.mean_burst > 32768 || tb.bytes_per_cycle == 0)
+            throw std::invalid_argument("trbe: mean_burst 1..32768, bytes_per_cycle >= 1");
+        if (tb.tm != TRBU_TM_STOP && tb.tm != TRBU_TM_IRQ && tb.tm != TRBU_TM_IGNORE)
+            throw std::invalid_argument("trbe.tm: 0 (Stop), 1 (IRQ) or 3 (Ignore)");
+    }
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
     bus_.reset(new Bus("bus"));
@@ -23,6 +32,9 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     std::vector<IrqCtrl::LineInfo> lines;
     for (unsigned p = 0; p < sc_.pes; p++)
         lines.push_back({p, sc_.ppi_pmbirq, "PMBIRQ" + std::to_string(p)});
+    if (tb.enabled) // TRBIRQ of PE p is line pes + p
+        for (unsigned p = 0; p < sc_.pes; p++)
+            lines.push_back({p, tb.ppi, "TRBIRQ" + std::to_string(p)});
     irqc_.reset(new IrqCtrl("irqc", lines));
     smmu_->isock.bind(bus_->tsock);
     bus_->isock.bind(mem_->socket);
@@ -89,8 +101,78 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         std::string pn = "pe" + std::to_string(p);
         pe_.emplace_back(new Pe(pn.c_str(), pc, s, *agents_.back()));
     }
+    if (tb.enabled)
+        build_trbe(clk);
     build_tables();
     starter_.reset(new Starter("starter", this));
+}
+
+// One TRBU per PE with its trace source and coresight-trbe driver; the buffer at a kernel VA of
+// the same EL1&0 regime, through the same SMMU.
+void Platform::build_trbe(const sc_time &clk)
+{
+    const TrbeScenario &tb = sc_.trbe;
+    tdumps_.resize(sc_.pes);
+    for (unsigned p = 0; p < sc_.pes; p++) {
+        trbu_config cfg;
+        trbu_config_default(&cfg);
+        cfg.align = (uint8_t)tb.align;
+        cfg.flag_update = sc_.hw_flag_update;
+        cfg.pe_index = (uint8_t)p;
+        std::string n = "trbu" + std::to_string(p);
+        trbus_.emplace_back(new TrbuModule(n.c_str(), cfg, clk));
+        TrbuModule &t = *trbus_.back();
+        t.mem.bind(smmu_->tsock);
+        t.set_dmi(sc_.dmi);
+        trbirq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("trbirq" + std::to_string(p)).c_str()));
+        t.irq.bind(*trbirq_sigs_.back());
+        irqc_->lines[sc_.pes + p].bind(*trbirq_sigs_.back());
+        armprof_pe_ctx ctx;
+        armprof_pe_ctx_default(&ctx);
+        ctx.el = 1;
+        ctx.hcr_vm = sc_.stage2;
+        ctx.contextidr_el1 = 0x100 + p;
+        t.set_pe_context(ctx);
+
+        TrbeAgent::Config ac;
+        ac.base = trbe_va(p);
+        ac.size = tb.buffer_bytes;
+        ac.tm = tb.tm;
+        ac.trigger_count = tb.trigger_count;
+        TrbuModule *tp = &t;
+        std::vector<uint8_t> *dump = &tdumps_[p];
+        tagents_.emplace_back(new TrbeAgent(
+            ac, [tp](uint32_t e, uint64_t *v) { return tp->reg_read(e, v); },
+            [tp](uint32_t e, uint64_t v) { return tp->reg_write(e, v); }, [tp] { tp->tsb_csync(); },
+            [this, p, tp](uint64_t a, uint8_t *b, size_t l) { return tp->debug_read(trbe_regime(p), a, b, l); },
+            [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
+
+        TraceSource::Config sc;
+        sc.bytes = tb.bytes;
+        sc.mean_burst = tb.mean_burst;
+        sc.bytes_per_cycle = tb.bytes_per_cycle;
+        sc.trigger_every = tb.trigger_every;
+        sc.irq_latency = tb.irq_latency;
+        sc.seed = sc_.seed * 7919u + p + 1;
+        sc.quantum = sc_time(sc_.quantum_ns, SC_NS);
+        std::string sn = "trace" + std::to_string(p);
+        tsrcs_.emplace_back(new TraceSource(sn.c_str(), sc, t, *tagents_.back()));
+    }
+}
+
+armprof_regime Platform::trbe_regime(unsigned pe) const
+{
+    armprof_regime rg{};
+    if (!trbu_buffer_enabled(trbus_[pe]->unit(), &rg)) {
+        rg.kind = ARMPROF_REGIME_EL10;
+        rg.ss = ARMPROF_NONSECURE;
+        rg.el = 1;
+        rg.stage2 = sc_.stage2;
+        rg.hw_flag_update = sc_.hw_flag_update;
+        rg.unit = ARMPROF_UNIT_TRBU;
+        rg.pe = (uint8_t)pe;
+    }
+    return rg;
 }
 
 void Platform::Starter::start_of_simulation()
@@ -135,6 +217,7 @@ void Platform::build_tables()
         uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + p * sc_.buffer_bytes;
         if (sc_.stage2) {
             uint64_t s2root = pt.alloc_table();
+            s2root_ = s2root;
             pt.map(s2root, 0, DRAM_BASE + POOL_OFF, DRAM_BASE + POOL_OFF, DRAM_SIZE - POOL_OFF,
                    PageTables::s2_attrs(), 2);
             pt.map(s2root, 0, ipa, ipa + S2_SHIFT, sc_.buffer_bytes, PageTables::s2_attrs(true, true));
@@ -145,6 +228,12 @@ void Platform::build_tables()
         }
         uint64_t root0 = pt.alloc_table(), root1 = pt.alloc_table();
         pt.map(root1, 0, buffer_va(p), ipa, sc_.buffer_bytes, PageTables::s1_attrs(!hw, !hw, hw));
+        if (sc_.trbe.enabled) {
+            pt.map(root1, 0, trbe_va(p), trbe_ipa(p), sc_.trbe.buffer_bytes, PageTables::s1_attrs(!hw, !hw, hw));
+            if (sc_.stage2)
+                pt.map(s2root_, 0, trbe_ipa(p), trbe_ipa(p) + S2_SHIFT, sc_.trbe.buffer_bytes,
+                       PageTables::s2_attrs(true, true));
+        }
         Smmu::StageCfg c1;
         c1.enabled = true;
         c1.ttb0 = root0;
@@ -158,8 +247,13 @@ void Platform::inject(const FaultSpec &f)
 {
     if (f.pe >= sc_.pes)
         throw std::invalid_argument("fault: no such PE");
-    uint64_t va = buffer_va(f.pe) + f.offset;
-    uint64_t ipa = DRAM_BASE + BUF_IPA_OFF + f.pe * sc_.buffer_bytes + f.offset;
+    bool trbe = f.unit == "trbe";
+    if (!trbe && f.unit != "spe")
+        throw std::invalid_argument("fault: unit must be spe or trbe");
+    if (trbe && !sc_.trbe.enabled)
+        throw std::invalid_argument("fault: unit trbe needs trbe.enabled");
+    uint64_t va = (trbe ? trbe_va(f.pe) : buffer_va(f.pe)) + f.offset;
+    uint64_t ipa = (trbe ? trbe_ipa(f.pe) : DRAM_BASE + BUF_IPA_OFF + f.pe * sc_.buffer_bytes) + f.offset;
     uint64_t addr = f.stage == 2 ? ipa : va;
     bool ok = true;
     if (f.kind == "unmap")
@@ -179,9 +273,10 @@ void Platform::inject(const FaultSpec &f)
         r.level = f.level < 0 ? 3 : (unsigned)f.level;
         r.async = f.async;
         r.remaining = f.count;
+        r.unit = trbe ? ARMPROF_UNIT_TRBU : -1;
         smmu_->inject(r);
     } else if (f.kind == "mem_error") {
-        uint64_t pa = buffer_pa(f.pe) + f.offset - DRAM_BASE;
+        uint64_t pa = (trbe ? trbe_pa(f.pe) : buffer_pa(f.pe)) + f.offset - DRAM_BASE;
         mem_->add_error_region(pa, pa + f.length, false, true, f.async);
     } else {
         throw std::invalid_argument("fault: unknown kind '" + f.kind + "'");
@@ -197,12 +292,18 @@ void Platform::trace(sc_trace_file *tf)
         sc_trace(tf, *irq_sigs_[p], "PMBIRQ_pe" + std::to_string(p));
         sc_trace(tf, spus_[p]->sig_pmbptr, "PMBPTR_EL1_pe" + std::to_string(p));
     }
+    for (unsigned p = 0; p < trbus_.size(); p++) {
+        sc_trace(tf, *trbirq_sigs_[p], "TRBIRQ_pe" + std::to_string(p));
+        sc_trace(tf, trbus_[p]->sig_trbptr, "TRBPTR_EL1_pe" + std::to_string(p));
+    }
 }
 
 void Platform::run()
 {
     for (;;) {
-        bool done = std::all_of(pe_.begin(), pe_.end(), [](const std::unique_ptr<Pe> &p) { return p->done(); });
+        bool done = std::all_of(pe_.begin(), pe_.end(), [](const std::unique_ptr<Pe> &p) { return p->done(); }) &&
+                    std::all_of(tsrcs_.begin(), tsrcs_.end(),
+                                [](const std::unique_ptr<TraceSource> &t) { return t->done(); });
         if (done)
             break;
         sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));

@@ -18,6 +18,9 @@
 #include "smmu.h"
 #include "spe_agent.h"
 #include "spu_module.h"
+#include "trace_source.h"
+#include "trbe_agent.h"
+#include "trbu_module.h"
 
 namespace armprof {
 
@@ -31,6 +34,22 @@ struct FaultSpec {
     uint64_t length = 0x1000;
     bool async = false;      // write_abort, mem_error
     int count = -1;          // walk_abort / write_abort / gpf: how many times (-1: always)
+    std::string unit = "spe"; // whose buffer: spe (Profiling Buffer) | trbe (trace buffer)
+};
+
+// The optional TRBU of each PE, its synthetic trace source and its coresight-trbe driver.
+struct TrbeScenario {
+    bool enabled = false;
+    uint64_t buffer_bytes = 64 * 1024;  // trace buffer per PE (a multiple of 4 KiB, >= 8 KiB)
+    uint64_t bytes = 4ull << 20;        // trace bytes the source produces per PE
+    uint32_t mean_burst = 256;          // mean burst length handed to the unit
+    uint32_t bytes_per_cycle = 4;       // trace bandwidth of the source
+    uint64_t trigger_every = 0;         // mean bytes between Detected Triggers (0: none)
+    unsigned tm = TRBU_TM_IGNORE;       // TRBLIMITR_EL1.TM the driver programs
+    uint32_t trigger_count = 0;         // TRBTRG_EL1
+    uint64_t irq_latency = 2000;        // cycles from TRBIRQ to the driver's handler
+    unsigned align = 6;                 // TRBIDR_EL1.Align
+    unsigned ppi = PPI_TRBIRQ_DEFAULT;  // TRBIRQ INTID (a platform choice, IHHRLX)
 };
 
 struct Scenario {
@@ -54,6 +73,7 @@ struct Scenario {
     double bus_latency_ns = 10, bus_bytes_per_ns = 16, mem_latency_ns = 20;
     unsigned ppi_pmbirq = PPI_PMBIRQ_DEFAULT;
     std::vector<FaultSpec> faults;
+    TrbeScenario trbe;
     std::string name = "default";
 };
 
@@ -66,6 +86,8 @@ public:
     static constexpr uint64_t BUF_VA_STRIDE = 0x10000000ull;
     static constexpr uint64_t BUF_IPA_OFF = 16ull << 20;       // IPA = DRAM_BASE + this + ...
     static constexpr uint64_t S2_SHIFT = 128ull << 20;         // PA = IPA + this with stage 2
+    static constexpr uint64_t TRBE_VA_OFF = 0x08000000ull;     // trace buffer VA = buffer_va + this
+    static constexpr uint64_t TRBE_IPA_OFF = 256ull << 20;     // trace buffer IPA = DRAM_BASE + this + ...
 
     explicit Platform(const Scenario &sc);
     ~Platform();
@@ -83,6 +105,16 @@ public:
     SpeAgent &agent(unsigned pe) { return *agents_[pe]; }
     Pe &pe(unsigned i) { return *pe_[i]; }
     const std::vector<uint8_t> &spe_dump(unsigned pe) const { return dumps_[pe]; }
+    // The TRBU side (scenario trbe.enabled).
+    bool has_trbe() const { return sc_.trbe.enabled; }
+    TrbuModule &trbu(unsigned pe) { return *trbus_[pe]; }
+    TrbeAgent &trbe_agent(unsigned pe) { return *tagents_[pe]; }
+    TraceSource &trace_source(unsigned pe) { return *tsrcs_[pe]; }
+    const std::vector<uint8_t> &trbe_dump(unsigned pe) const { return tdumps_[pe]; }
+    uint64_t trbe_va(unsigned pe) const { return buffer_va(pe) + TRBE_VA_OFF; }
+    uint64_t trbe_ipa(unsigned pe) const { return DRAM_BASE + TRBE_IPA_OFF + pe * sc_.trbe.buffer_bytes; }
+    uint64_t trbe_pa(unsigned pe) const { return sc_.stage2 ? trbe_ipa(pe) + S2_SHIFT : trbe_ipa(pe); }
+    armprof_regime trbe_regime(unsigned pe) const;
     uint64_t buffer_va(unsigned pe) const { return BUF_VA + pe * BUF_VA_STRIDE; }
     uint64_t buffer_pa(unsigned pe) const;
     armprof_regime regime(unsigned pe) const;
@@ -91,6 +123,7 @@ public:
 
 private:
     void build_tables();
+    void build_trbe(const sc_core::sc_time &clk);
     void inject(const FaultSpec &f);
     void waiter();
 
@@ -104,6 +137,7 @@ private:
     friend struct Starter;
 
     Scenario sc_;
+    uint64_t s2root_ = 0;
     std::unique_ptr<Starter> starter_;
     std::unique_ptr<Memory> mem_;
     std::unique_ptr<Bus> bus_;
@@ -114,6 +148,11 @@ private:
     std::vector<std::unique_ptr<SpeAgent>> agents_;
     std::vector<std::unique_ptr<Pe>> pe_;
     std::vector<std::vector<uint8_t>> dumps_;
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> trbirq_sigs_;
+    std::vector<std::unique_ptr<TrbuModule>> trbus_;
+    std::vector<std::unique_ptr<TrbeAgent>> tagents_;
+    std::vector<std::unique_ptr<TraceSource>> tsrcs_;
+    std::vector<std::vector<uint8_t>> tdumps_;
     std::function<void(double)> progress_;
     std::vector<double> frac_;
 };

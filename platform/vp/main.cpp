@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 
+#include "common/bits.h"
 #include "scenario_file.h"
 #include "soc.h"
 
@@ -21,7 +22,8 @@ void usage()
     std::fprintf(stderr,
                  "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
                  "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
-                 "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others)\n"
+                 "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
+                 "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
                  "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n");
 }
 
@@ -75,6 +77,55 @@ cJSON *spu_json(Platform &p, unsigned i)
     cJSON_AddNumberToObject(ag, "fatal", (double)as.fatal);
     cJSON_AddNumberToObject(ag, "dl", (double)as.dl);
     cJSON_AddNumberToObject(ag, "bytes_dumped", (double)as.bytes_copied);
+    return o;
+}
+
+cJSON *trbu_json(Platform &p, unsigned i)
+{
+    trbu_stats st;
+    trbu_get_stats(p.trbu(i).unit(), &st);
+    cJSON *o = cJSON_CreateObject();
+    auto num = [o](const char *k, double v) { cJSON_AddNumberToObject(o, k, v); };
+    num("trace_bytes_produced", (double)p.trace_source(i).produced());
+    num("bytes_in", (double)st.bytes_in);
+    num("bytes_accepted", (double)st.bytes_accepted);
+    num("bytes_written", (double)st.bytes_written);
+    num("bytes_padded", (double)st.bytes_padded);
+    num("bytes_discarded", (double)st.bytes_discarded);
+    cJSON *disc = cJSON_AddObjectToObject(o, "discarded");
+    for (int r = 0; r < TRBU_DISCARD__COUNT; r++)
+        cJSON_AddNumberToObject(disc, trbu_discard_reason_name((trbu_discard_reason)r), (double)st.discarded[r]);
+    num("port_writes", (double)st.port_writes);
+    num("wraps", (double)st.wraps);
+    num("detected_triggers", (double)st.detected_triggers);
+    num("trigger_events", (double)st.trigger_events);
+    num("flushes", (double)st.flushes);
+    num("tsb_csyncs", (double)st.tsb_csyncs);
+    num("serrors", (double)st.serrors);
+    const TrbuModule::Stats &ms = p.trbu(i).stats();
+    num("bus_write_transactions", (double)ms.writes);
+    num("bus_write_bytes", (double)ms.bytes);
+    num("tlm_writes", (double)ms.tlm_writes);
+    num("dmi_writes", (double)ms.dmi_writes);
+    num("bus_time_ns", ms.bus_time.to_seconds() * 1e9);
+    num("interrupts", (double)p.irqc().assertions(i, p.scenario().trbe.ppi));
+    cJSON *me = cJSON_AddObjectToObject(o, "management_events");
+    cJSON_AddNumberToObject(me, "total", (double)st.management_events);
+    cJSON_AddNumberToObject(me, "buffer_full", (double)st.buffer_full_events);
+    cJSON_AddNumberToObject(me, "wrap_irq", (double)st.wrap_irq_events);
+    cJSON_AddNumberToObject(me, "trigger", (double)st.trigger_mgmt_events);
+    cJSON_AddNumberToObject(me, "fault", (double)st.fault_events);
+    cJSON_AddNumberToObject(me, "ext_abort", (double)st.ext_abort_events);
+    cJSON_AddNumberToObject(me, "impdef", (double)st.impdef_events);
+    const TrbeAgent::Stats &as = p.trbe_agent(i).stats();
+    cJSON *ag = cJSON_AddObjectToObject(o, "driver");
+    cJSON_AddNumberToObject(ag, "serviced", (double)as.irqs);
+    cJSON_AddNumberToObject(ag, "wraps", (double)as.wraps);
+    cJSON_AddNumberToObject(ag, "fatal", (double)as.fatal);
+    cJSON_AddNumberToObject(ag, "faults", (double)as.faults);
+    cJSON_AddNumberToObject(ag, "spurious", (double)as.spurious);
+    cJSON_AddNumberToObject(ag, "pad_bytes", (double)as.pad_bytes);
+    cJSON_AddNumberToObject(ag, "bytes_dumped", (double)as.bytes_copied + (double)as.pad_bytes);
     return o;
 }
 
@@ -165,6 +216,15 @@ int sc_main(int argc, char **argv)
             std::fprintf(stderr, "armprof-vp: cannot write %s\n", bin.c_str());
             return 1;
         }
+        if (p.has_trbe()) {
+            cJSON_AddItemToObject(units, ("pe" + std::to_string(i) + ".trbu").c_str(), trbu_json(p, i));
+            const std::vector<uint8_t> &t = p.trbe_dump(i);
+            std::string tbin = out + (i == 0 ? "/trbe.bin" : "/trbe_pe" + std::to_string(i) + ".bin");
+            if (!write_file(tbin, t.data(), t.size())) {
+                std::fprintf(stderr, "armprof-vp: cannot write %s\n", tbin.c_str());
+                return 1;
+            }
+        }
     }
     cJSON_AddNumberToObject(root, "population_ops", (double)pop);
     cJSON_AddNumberToObject(root, "population_ops_per_host_second", host > 0 ? (double)pop / host : 0);
@@ -215,10 +275,35 @@ int sc_main(int argc, char **argv)
                             (unsigned long long)e.pmbptr);
             }
     }
+    for (unsigned i = 0; p.has_trbe() && i < p.pes(); i++) {
+        trbu_stats st;
+        trbu_get_stats(p.trbu(i).unit(), &st);
+        const TrbeAgent::Stats &as = p.trbe_agent(i).stats();
+        std::printf("  pe%u trbu: trace bytes %llu, written %llu, discarded %llu, TRBIRQ %llu, wraps %llu, "
+                    "triggers %llu, faults %llu, dumped %llu B\n",
+                    i, (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_written,
+                    (unsigned long long)st.bytes_discarded,
+                    (unsigned long long)p.irqc().assertions(i, sc.trbe.ppi), (unsigned long long)st.wraps,
+                    (unsigned long long)st.detected_triggers, (unsigned long long)as.faults,
+                    (unsigned long long)(as.bytes_copied + as.pad_bytes));
+        unsigned shown = 0, more = 0;
+        for (const auto &e : p.trbe_agent(i).events())
+            if (ap_field_get(TRBSR_EC, e.trbsr) != 0) {
+                if (shown++ >= 8) {
+                    more++;
+                    continue;
+                }
+                std::printf("    at %llu ns: TRBSR_EL1=0x%llx TRBPTR_EL1=0x%llx\n", (unsigned long long)e.when_ns,
+                            (unsigned long long)e.trbsr, (unsigned long long)e.trbptr);
+            }
+        if (more)
+            std::printf("    ... and %u more fault reports\n", more);
+    }
     std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
                 (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,
                 (unsigned long long)ss.walks, (unsigned long long)ss.tlb_hits, (unsigned long long)ss.dmi_grants);
-    std::printf("  wrote %s/summary.json, %s/spe.bin%s\n", out.c_str(), out.c_str(), vcd ? ", waves/armprof-vp.vcd" : "");
+    std::printf("  wrote %s/summary.json, %s/spe.bin%s%s\n", out.c_str(), out.c_str(),
+                p.has_trbe() ? (", " + out + "/trbe.bin").c_str() : "", vcd ? ", waves/armprof-vp.vcd" : "");
     delete pp;
     return 0;
 }

@@ -99,6 +99,7 @@ bool read_fault(Reader &r, struct fy_node *n, FaultSpec &f)
         if (k == "length") return set_uint(r, v, k, f.length);
         if (k == "async") return r.boolean(v, k, f.async);
         if (k == "count") { uint64_t x; if (!r.u64(v, k, x)) return false; f.count = (int)x; return true; }
+        if (k == "unit") { f.unit = r.scalar(v); return true; }
         r.err = "faults[]: unknown key '" + k + "'";
         return false;
     });
@@ -140,6 +141,30 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 if (s == "hw_flag_update") return r.boolean(w, s, sc.hw_flag_update);
                 if (s == "ppi") return set_uint(r, w, s, sc.ppi_pmbirq);
                 r.err = "spe: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "trbe")
+            return r.each(v, "trbe", [&](const std::string &s, struct fy_node *w) {
+                TrbeScenario &t = sc.trbe;
+                if (s == "enabled") return r.boolean(w, s, t.enabled);
+                if (s == "buffer_bytes") return set_uint(r, w, s, t.buffer_bytes);
+                if (s == "bytes") return set_uint(r, w, s, t.bytes);
+                if (s == "mean_burst") return set_uint(r, w, s, t.mean_burst);
+                if (s == "bytes_per_cycle") return set_uint(r, w, s, t.bytes_per_cycle);
+                if (s == "trigger_every") return set_uint(r, w, s, t.trigger_every);
+                if (s == "trigger_count") return set_uint(r, w, s, t.trigger_count);
+                if (s == "irq_latency") return set_uint(r, w, s, t.irq_latency);
+                if (s == "align") return set_uint(r, w, s, t.align);
+                if (s == "ppi") return set_uint(r, w, s, t.ppi);
+                if (s == "tm") {
+                    std::string m = r.scalar(w);
+                    if (m == "stop") t.tm = TRBU_TM_STOP;
+                    else if (m == "irq") t.tm = TRBU_TM_IRQ;
+                    else if (m == "ignore") t.tm = TRBU_TM_IGNORE;
+                    else { r.err = "trbe.tm: stop, irq or ignore"; return false; }
+                    return true;
+                }
+                r.err = "trbe: unknown key '" + s + "'";
                 return false;
             });
         if (k == "smmu")
