@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// stimulus.h: seeded co-simulation stimulus and the C model side (model/spu through capi/armprof/spu.h).
+#ifndef ARMPROF_COSIM_STIMULUS_H
+#define ARMPROF_COSIM_STIMULUS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "armprof/spu.h"
+#include "common/rng.h"
+
+namespace apcosim {
+
+// Structural sizes of the Verilated RTL (the parameters of rtl/spu_cosim_top.sv); a run's
+// configuration must fit inside them.
+constexpr unsigned kLanes = 4;       // W
+constexpr unsigned kSlots = 8;       // SLOTS
+constexpr unsigned kDepth = 1024;    // DEPTH (bytes)
+constexpr unsigned kRecSlots = 512;  // REC_SLOTS
+constexpr unsigned kDrainMax = 32;   // DRAIN_MAX
+constexpr unsigned kLatMax = 65535;  // LAT_W = 16
+
+// What one run looks like: the unit's configuration and the stimulus knobs.
+struct Config {
+    // Unit (spu_config and RTL straps)
+    bool ernd = false;               // PMSIDR_EL1.ERnd
+    bool next_op = false;            // spu_config.sample_next_op
+    uint32_t rng_seed = 0;           // spu_config.rng_seed
+    uint32_t slots = 4;              // spu_config.max_inflight
+    uint32_t fifo_bytes = 1024;      // spu_config.fifo_bytes
+    uint32_t drain = 16;             // spu_config.drain_bytes_per_cycle
+    uint8_t max_size = 6;            // PMSIDR_EL1.MaxSize
+    // Stimulus knobs
+    uint32_t lanes = 4;              // operations retired per cycle, at most
+    double retire_rate = 0.7;        // probability that each lane retires an operation
+    uint32_t lat_min = 0, lat_max = 40;  // completion latencies (uniform), plus ...
+    double long_lat_rate = 0.01;     // ... this share of long ones, up to long_lat_max
+    uint32_t long_lat_max = 400;
+    double toggle_rate = 0.0005;     // per cycle: an enable toggle (E1SPE, PMBLIMITR_EL1.E, EL)
+    double icr_write_rate = 0.0002;  // per cycle: MSR PMSICR_EL1 (half of them zero)
+    double irr_write_rate = 0.0002;  // per cycle: MSR PMSIRR_EL1
+    uint32_t interval_max = 2;       // PMSIRR_EL1.INTERVAL written: 0 .. interval_max
+    double stall_rate = 0.002;       // per cycle: a drain stall starts ...
+    uint32_t stall_len_max = 80;     // ... lasting 1 .. stall_len_max cycles
+    bool filter_lat = false;         // PMSFCR_EL1.FL with PMSLATFR_EL1.MINLAT = minlat
+    uint32_t minlat = 0;
+    uint8_t pmscr_extra = 0;         // PMSCR_EL1.{TS,PA,CX} bits (record lengths vary)
+};
+
+// A configuration drawn from a seed: every knob varies between seeds.
+Config config_from_seed(uint64_t seed);
+std::string config_describe(const Config &c);
+// Sets one field by its name in Config (e.g. "drain", "16"); an error message or "".
+std::string config_set(Config &c, const std::string &key, const std::string &value);
+std::string config_keys();
+// Checks a configuration against the RTL's structural sizes; empty string when it fits.
+std::string config_check(const Config &c);
+
+// The inputs of one cycle, identical for both sides.
+struct CycleIn {
+    bool icr_we = false, irr_we = false;
+    uint64_t icr = 0, irr = 0;       // PMSICR_EL1 / PMSIRR_EL1 written before the operations
+    int toggle = -1;                 // enable toggle applied this cycle: 0 E1SPE, 1 E, 2 EL
+    bool prof_en = false;            // StatisticalProfilingEnabled() after the writes
+    uint8_t valid = 0;               // lanes retiring an operation (in program order)
+    uint16_t lat[kLanes] = {};       // completion latency of each lane's operation
+    uint16_t len[kLanes] = {};       // its record length if sampled and kept (from the model)
+    uint64_t op[kLanes] = {};        // operation index (its PC is kPcBase + 4 * index)
+    bool stall = false;              // drain stall
+};
+
+// What one cycle produced: read after the clock edge on both sides.
+struct CycleOut {
+    uint8_t fire = 0;                // lanes sampled (collided or not)
+    uint8_t coll = 0;                // lanes that collided
+    bool full = false;               // a completed record waited for FIFO room
+    uint32_t count = 0;              // PMSICR_EL1.COUNT
+    uint8_t ecount = 0;              // PMSICR_EL1.ECOUNT
+    uint32_t irr = 0;                // PMSIRR_EL1 as stored: INTERVAL:0:RND
+    uint32_t rng = 0;                // generator state
+    uint32_t inflight = 0;
+    uint32_t level = 0;              // FIFO bytes
+    uint64_t drained = 0;            // bytes drained so far
+    uint64_t popped = 0;             // records handed to the buffer writer so far
+};
+
+// Compares two outputs; on a difference names the first signal and both values.
+bool outputs_equal(const CycleOut &rtl, const CycleOut &model, std::string *signal,
+                   uint64_t *rtl_val, uint64_t *model_val);
+
+// Seeded stimulus generator: the enable state it drives and the operations it retires.
+class Stimulus {
+public:
+    Stimulus(const Config &cfg, uint64_t seed);
+    // Next cycle's inputs (lengths still zero: the model side fills them).
+    void next(CycleIn &in);
+    static constexpr uint64_t kPcBase = 0x0000'0040'0000ull;
+    uint64_t toggles() const { return toggles_; }
+
+private:
+    bool chance(double p);
+    uint32_t below(uint32_t n);
+    Config cfg_;
+    ap_prng64 prng_;
+    uint64_t cycle_ = 0, next_op_ = 0;
+    bool e1spe_ = true, lim_e_ = false;
+    uint8_t el_ = 1;
+    uint32_t stall_left_ = 0;
+    uint64_t toggles_ = 0;
+};
+
+// The C model side: model/spu driven through capi/armprof/spu.h, one spu_cycle() per cycle.
+class ModelSide {
+public:
+    enum Perturb { PERTURB_NONE = 0, PERTURB_RELOAD_OFF_BY_ONE = 1 };
+    explicit ModelSide(const Config &cfg, Perturb perturb = PERTURB_NONE);
+    ~ModelSide();
+    ModelSide(const ModelSide &) = delete;
+    ModelSide &operator=(const ModelSide &) = delete;
+
+    bool ok() const { return spu_ != nullptr; }
+    const std::string &error() const { return error_; }
+    // Applies the cycle's writes, toggles and operations, then one clock edge.
+    // Returns false (with error()) when the model disagrees with the stimulus about enables.
+    bool step(const CycleIn &in, CycleOut &out);
+    // Called for each record the model keeps: operation index and encoded length.
+    typedef void (*LenFn)(void *user, uint64_t op, uint32_t len);
+    void set_len_callback(LenFn fn, void *user) { len_fn_ = fn; len_user_ = user; }
+    uint64_t collisions() const;
+    uint64_t filtered() const;
+    uint64_t reloads_perturbed() const { return perturbed_; }
+    spu_t *spu() { return spu_; }
+
+private:
+    static void record_hook(void *user, const spe_record *rec, const uint8_t *b, size_t len);
+    bool write(uint32_t enc, uint64_t v);
+    Config cfg_;
+    Perturb perturb_;
+    spu_t *spu_ = nullptr;
+    std::string error_;
+    armprof_pe_ctx ctx_;
+    uint64_t pmscr_ = 0, pmblimitr_ = 0;
+    uint64_t last_full_cycles_ = 0;
+    uint64_t perturbed_ = 0;
+    LenFn len_fn_ = nullptr;
+    void *len_user_ = nullptr;
+    std::vector<spu_op> ops_;
+};
+
+} // namespace apcosim
+
+#endif

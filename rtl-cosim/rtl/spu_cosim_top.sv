@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// spu_cosim_top.sv: sample interval counter + record FIFO, the unit Verilated for lockstep co-simulation.
+//
+// Outputs ending in _q describe the cycle that the last clock edge completed (registered);
+// the state outputs are the state after that edge, so a harness reads everything after the
+// edge and compares with the C model after spu_cycle(). The m_* inputs carry the C model's
+// values of the same cycle into the waveform only (they drive `diff`, nothing else).
+module spu_cosim_top #(
+    parameter int W         = 4,
+    parameter int SLOTS     = 8,
+    parameter int DEPTH     = 1024,
+    parameter int REC_SLOTS = 512,
+    parameter int LEN_W     = 12,
+    parameter int LAT_W     = 16,
+    parameter int DRAIN_MAX = 32,
+    localparam int SW    = $clog2(SLOTS),
+    localparam int RW    = $clog2(REC_SLOTS),
+    localparam int LVL_W = $clog2(DEPTH + 1),
+    localparam int DW    = $clog2(DRAIN_MAX + 1)
+) (
+    input  logic               clk,
+    input  logic               rst,
+    // Straps (stable out of reset)
+    input  logic               cfg_ernd,      // PMSIDR_EL1.ERnd
+    input  logic               cfg_next_op,
+    input  logic [31:0]        cfg_rng_seed,
+    input  logic [SW:0]        cfg_slots,
+    input  logic [LVL_W-1:0]   cfg_depth,
+    input  logic [RW:0]        cfg_rec_cap,
+    input  logic [DW-1:0]      cfg_drain,
+    // Per cycle
+    input  logic               icr_we,
+    input  logic [63:0]        icr_wdata,     // PMSICR_EL1
+    input  logic               irr_we,
+    input  logic [63:0]        irr_wdata,     // PMSIRR_EL1
+    input  logic               prof_en,
+    input  logic [W-1:0]       op_valid,
+    input  logic [W*LAT_W-1:0] lane_lat,
+    input  logic [W*LEN_W-1:0] lane_len,
+    input  logic               drain_stall,
+    // Results
+    output logic [W-1:0]       fire_q,        // lane sampled (collided or not)
+    output logic [W-1:0]       coll_q,        // lane collided (SAMPLE_COLLISION, PMBSR_EL1.COLL)
+    output logic               full_q,        // backpressure: a completed record did not fit
+    output logic [31:0]        count,         // PMSICR_EL1.COUNT
+    output logic [7:0]         ecount,        // PMSICR_EL1.ECOUNT
+    output logic [31:0]        rng_state,
+    output logic [SW:0]        inflight,
+    output logic [LVL_W-1:0]   fifo_level,
+    output logic [63:0]        drained,
+    output logic [63:0]        popped,
+    output logic [23:0]        interval,      // PMSIRR_EL1.INTERVAL
+    output logic               rnd,           // PMSIRR_EL1.RND
+    output logic               pending,       // next_op: the next member is sampled
+    output logic [RW:0]        nrec,          // records in the FIFO
+    // Waveform only: the C model's values for the same cycle, and where they differ
+    input  logic [W-1:0]       m_fire,
+    input  logic [W-1:0]       m_coll,
+    input  logic               m_full,
+    input  logic [31:0]        m_count,
+    input  logic [7:0]         m_ecount,
+    input  logic [31:0]        m_rng_state,
+    input  logic [SW:0]        m_inflight,
+    input  logic [LVL_W-1:0]   m_fifo_level,
+    input  logic [63:0]        m_drained,
+    output logic [9:0]         diff
+);
+
+  logic [W-1:0] fire, coll;
+  logic         full;
+
+  spu_sample_counter #(.W(W)) u_counter (
+      .clk, .rst, .cfg_ernd, .cfg_next_op, .cfg_rng_seed,
+      .icr_we, .icr_wdata, .irr_we, .irr_wdata, .prof_en, .op_valid,
+      .fire, .count, .ecount, .interval, .rnd, .rng_state, .pending);
+
+  spu_record_fifo #(
+      .W(W), .SLOTS(SLOTS), .DEPTH(DEPTH), .REC_SLOTS(REC_SLOTS), .LEN_W(LEN_W),
+      .LAT_W(LAT_W), .DRAIN_MAX(DRAIN_MAX)
+  ) u_fifo (
+      .clk, .rst, .cfg_slots, .cfg_depth, .cfg_rec_cap, .cfg_drain,
+      .fire, .lane_lat, .lane_len, .drain_stall,
+      .coll, .full, .inflight, .level(fifo_level), .nrec, .drained, .popped);
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      fire_q <= '0;
+      coll_q <= '0;
+      full_q <= 1'b0;
+    end else begin
+      fire_q <= fire;
+      coll_q <= coll;
+      full_q <= full;
+    end
+  end
+
+  assign diff = {m_drained != drained, m_fifo_level != fifo_level, m_inflight != inflight,
+                 m_rng_state != rng_state, m_ecount != ecount, m_count != count,
+                 m_full != full_q, m_coll != coll_q, m_fire != fire_q, 1'b0};
+
+endmodule
