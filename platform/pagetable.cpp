@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "memory.h"
 
 namespace armprof {

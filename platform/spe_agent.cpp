@@ -2,7 +2,7 @@
 // spe_agent.cpp: arm_spe_pmu-like programming and servicing of the SPU.
 #include "spe_agent.h"
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 
 namespace armprof {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 namespace armprof {
 

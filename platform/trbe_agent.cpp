@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 
 namespace armprof {
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "armprof/spe.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 #include "spe_fmt.h"
 
 #define FILE_MB 64

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rng.c: the generators are inline (rng.h); this file keeps a reference sequence for tests. */
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 /* First draw after seeding with AP_RNG_DEFAULT_SEED, checked by tests/common to pin the
  * definition: a change to the generator breaks RTL equivalence and must be deliberate. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "common/log.h"
 #include "common/regtable.h"
 #include "common/state.h"

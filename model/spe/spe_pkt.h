@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 
 /*
  * 8-bit headers (§5.2.1, Figure 5). The fixed bits of each header; the variable bits are the

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "armprof/spu.h"
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "common/regtable.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 /* ---- Register fields (REGISTERS.md, seed 001 §4.3, seed 002) ---- */
 #define PMSCR_PCT AP_GENMASK(7, 6)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "armprof/trbu.h"
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "common/regtable.h"
 
 /* Slots of the register file. */

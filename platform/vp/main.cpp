@@ -8,7 +8,7 @@
 
 #include <cJSON.h>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "scenario_file.h"
 #include "soc.h"
 

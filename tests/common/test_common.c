@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "common/regtable.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 #include "common/state.h"
 
 uint8_t ap_rng_reference_first_draw(void);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "armprof/spe.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 #include "../spe/spe_test_util.h"
 
 static int put(const char *dir, const char *name, uint8_t opt, const uint8_t *b, size_t n)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_platform_smmu.cpp: SMMU stage 1 / stage 2 walks, every fault at every level and stage, TLB, DMI, injection.
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "fixture.h"
 
 // cmocka.h last: its fail() macro would clash with the C++ library

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "soc.h"
 
 extern "C" {

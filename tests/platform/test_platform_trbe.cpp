@@ -5,7 +5,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "fixture.h"
 #include "irqc.h"
 #include "soc.h"

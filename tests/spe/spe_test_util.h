@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "armprof/spe.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 /* A random record: every optional part on or off, fields of their full widths. */
 static inline spe_record spe_test_random_record(ap_prng64 *g)

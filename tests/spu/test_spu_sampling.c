@@ -2,7 +2,7 @@
 /* test_spu_sampling.c: the sample interval counter (§3.1), collisions (§3.1.4), PMU events, skip path. */
 #include "spu_fixture.h"
 
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 static spu_op op0;
 

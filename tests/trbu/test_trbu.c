@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "armprof/trbu.h"
-#include "common/bits.h"
+#include "armprof/bits.h"
 #include "trbu_fake.h"
 
 #define BASE 0x10000ull

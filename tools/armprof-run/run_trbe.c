@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/bits.h"
-#include "common/rng.h"
+#include "armprof/bits.h"
+#include "armprof/rng.h"
 
 #define RUN_TRBE_BASE 0x80000000ull
 #define ETE_IGNORE 0x70                 /* the ETE Ignore packet the driver pads with */
