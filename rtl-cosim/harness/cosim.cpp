@@ -74,6 +74,7 @@ public:
         }
     }
     bool tracing() const { return tfp_ != nullptr; }
+    const Vspu_cosim_top &top() const { return *top_; }
 
     // One cycle: inputs, falling half, rising edge; outputs read after the edge. `m` (the
     // model's outputs of the same cycle) goes to the m_* ports when a dump is open.
@@ -192,6 +193,16 @@ void to_vcd(const std::string &fst)
 }
 
 } // namespace
+
+struct Rtl::Impl {
+    explicit Impl(const Config &c) : side(c, false) {}
+    RtlSide side;
+};
+Rtl::Rtl(const Config &cfg) : p_(new Impl(cfg)) {}
+Rtl::~Rtl() = default;
+void Rtl::step(const CycleIn &in, CycleOut &out) { p_->side.step(in, out, nullptr); }
+bool Rtl::pending() const { return p_->side.top().pending; }
+uint32_t Rtl::records() const { return p_->side.top().nrec; }
 
 Result run(const Options &o)
 {

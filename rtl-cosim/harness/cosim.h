@@ -4,6 +4,7 @@
 #define ARMPROF_COSIM_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,23 @@ struct Result {
 };
 
 Result run(const Options &o);
+
+// The Verilated RTL alone, out of reset with the straps of `cfg`, one clock cycle per step():
+// for tests that check the RTL directly against the spec.
+class Rtl {
+public:
+    explicit Rtl(const Config &cfg);
+    ~Rtl();
+    Rtl(const Rtl &) = delete;
+    Rtl &operator=(const Rtl &) = delete;
+    void step(const CycleIn &in, CycleOut &out);
+    bool pending() const;            // cfg.next_op: the next population member is sampled
+    uint32_t records() const;        // records in the FIFO
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> p_;
+};
 
 // Several seeds; writes a JUnit XML report when junit_path is not empty.
 struct Campaign {

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_cosim.cpp: the Verilated counter/FIFO RTL against seed 001 §3.1 / §2.2.4 and, in lockstep, against model/spu.
+// C++ headers first: cmocka.h defines fail() and friends as macros.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+#include <sys/stat.h>
+
+#include "common/rng.h"
+#include "cosim.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+extern "C" { // cmocka 1.1.5's header has no C++ linkage guard around its functions
+#include <cmocka.h>
+}
+
+using apcosim::Config;
+using apcosim::CycleIn;
+using apcosim::CycleOut;
+using apcosim::Rtl;
+
+#ifndef COSIM_TEST_WAVES
+#define COSIM_TEST_WAVES "waves"
+#endif
+
+static Config base_config()
+{
+    Config c;
+    c.ernd = false;
+    c.next_op = false;
+    c.rng_seed = 0;
+    c.slots = 4;
+    c.fifo_bytes = 1024;
+    c.drain = 16;
+    return c;
+}
+
+static uint64_t irr_value(uint32_t interval, bool rnd) { return ((uint64_t)interval << 8) | rnd; }
+
+static CycleIn ops(bool en, uint8_t valid, uint16_t lat = 0, uint16_t len = 0)
+{
+    CycleIn in;
+    in.prof_en = en;
+    in.valid = valid;
+    for (unsigned i = 0; i < apcosim::kLanes; i++) {
+        in.lat[i] = lat;
+        in.len[i] = len;
+    }
+    return in;
+}
+
+// The first cycle: MSR PMSIRR_EL1, then profiling enabled (PMSICR_EL1 is zero from reset).
+static CycleIn enable(uint64_t irr)
+{
+    CycleIn in = ops(true, 0);
+    in.irr_we = true;
+    in.irr = irr;
+    return in;
+}
+
+/* ---- The RTL alone, against the spec text ----------------------------------------------- */
+
+// §3.1.1, every row: a zero PMSICR_EL1 is loaded on the move to enabled; non-zero resumes.
+static void test_rtl_3_1_1_initialisation_table(void **s)
+{
+    (void)s;
+    struct Row {
+        bool rnd, ernd;
+        uint32_t seed;
+        uint64_t icr;                // written before enabling (0: as after reset)
+    } rows[] = {
+        { false, false, 0, 0 },      // RND=0: COUNT = INTERVAL:0x00
+        { true, false, 0, 0 },       // RND=1, ERnd=0: COUNT[7:0] random (first draw)
+        { true, false, 0xC0FFEE, 0 },
+        { true, true, 0, 0 },        // RND=1, ERnd=1: COUNT[7:0] = 0x00, no draw
+        { false, false, 0, 0x123 },  // non-zero: sampling restarts from it
+        { true, true, 0, 0x5A00000000000007ull }, // ECOUNT alone non-zero also resumes
+    };
+    for (const Row &r : rows) {
+        Config c = base_config();
+        c.ernd = r.ernd;
+        c.rng_seed = r.seed;
+        Rtl rtl(c);
+        CycleIn in = enable(irr_value(3, r.rnd));
+        in.icr_we = r.icr != 0;
+        in.icr = r.icr;
+        CycleOut o;
+        rtl.step(in, o);
+        ap_rng ref;
+        ap_rng_seed(&ref, r.seed);
+        uint32_t seeded = ref.state;
+        if (r.icr) {
+            assert_int_equal(o.count, (uint32_t)r.icr);
+            assert_int_equal(o.ecount, r.ernd ? (uint8_t)(r.icr >> 56) : 0);
+            assert_int_equal(o.rng, seeded);
+        } else if (r.rnd && !r.ernd) {
+            uint8_t d = ap_rng_draw8(&ref);
+            assert_int_equal(o.count, 0x300u | d);
+            assert_int_equal(o.rng, ref.state);
+        } else {
+            assert_int_equal(o.count, 0x300u);
+            assert_int_equal(o.ecount, 0);
+            assert_int_equal(o.rng, seeded);
+        }
+        assert_int_equal(o.irr, irr_value(3, r.rnd));
+    }
+}
+
+// §3.1.2 note: with RND=0 the interval between samples is INTERVAL x 256 + 1.
+static void test_rtl_3_1_2_interval_x256_plus_1(void **s)
+{
+    (void)s;
+    for (uint32_t interval : { 1u, 2u }) {
+        Rtl rtl(base_config());
+        CycleOut o;
+        rtl.step(enable(irr_value(interval, false)), o);
+        uint64_t last = 0, n = 0, fires = 0;
+        for (uint64_t op = 0; op < 4 * (interval * 256 + 1); op++) {
+            rtl.step(ops(true, 1), o);
+            if (o.fire) {
+                if (fires == 0)
+                    assert_int_equal(op, interval * 256); // COUNT reaches 0 at op INTERVAL*256
+                else
+                    assert_int_equal(op - last, interval * 256 + 1);
+                last = op;
+                fires++;
+            }
+            n++;
+        }
+        assert_int_equal(fires, 4);
+    }
+}
+
+// §3.1.2 with W lanes: four population members per cycle count four times.
+static void test_rtl_lanes_count_each_member(void **s)
+{
+    (void)s;
+    Rtl rtl(base_config());
+    CycleOut o;
+    rtl.step(enable(irr_value(1, false)), o);
+    assert_int_equal(o.count, 256);
+    rtl.step(ops(true, 0xF), o);
+    assert_int_equal(o.count, 252);
+    rtl.step(ops(true, 0x5), o); // lanes 0 and 2; lanes 1 and 3 retire nothing
+    assert_int_equal(o.count, 250);
+    for (int i = 0; i < 62; i++)
+        rtl.step(ops(true, 0xF), o);
+    assert_int_equal(o.count, 2);
+    rtl.step(ops(true, 0xF), o); // 2 -> 1 -> 0 -> sample + reload -> 255
+    assert_int_equal(o.fire, 0x4);
+    assert_int_equal(o.count, 255);
+}
+
+// §3.1.3: while disabled no operation is sampled and the counters hold.
+static void test_rtl_3_1_3_disabled_holds(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.ernd = true;
+    Rtl rtl(c);
+    CycleOut o;
+    rtl.step(enable(irr_value(0, true)), o);
+    for (int i = 0; i < 40; i++)
+        rtl.step(ops(true, 0xF, 3, 0), o);
+    const CycleOut held = o;
+    for (int i = 0; i < 100; i++) {
+        rtl.step(ops(false, 0xF, 3, 0), o);
+        assert_int_equal(o.fire, 0);
+        assert_int_equal(o.count, held.count);
+        assert_int_equal(o.ecount, held.ecount);
+        assert_int_equal(o.rng, held.rng);
+    }
+    // Re-enabling with a non-zero PMSICR_EL1 resumes: no reload, no draw.
+    if (held.count || held.ecount) {
+        rtl.step(ops(true, 0), o);
+        assert_int_equal(o.count, held.count);
+        assert_int_equal(o.rng, held.rng);
+    }
+}
+
+// 2.2.2 / rng.h: the RTL generator is xorshift32 bit for bit, one step per draw; with RND=1
+// and INTERVAL=0 every reload draws COUNT[7:0].
+static void test_rtl_rng_bit_exact_with_c_definition(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.rng_seed = 0x12345678;
+    Rtl rtl(c);
+    ap_rng ref;
+    ap_rng_seed(&ref, c.rng_seed);
+    CycleOut o;
+    rtl.step(enable(irr_value(0, true)), o);
+    uint32_t count = ap_rng_draw8(&ref); // §3.1.1 initial value
+    assert_int_equal(o.count, count);
+    uint64_t draws = 1;
+    for (int cyc = 0; cyc < 3000; cyc++) {
+        rtl.step(ops(true, 0xF), o);
+        uint8_t fire = 0;
+        for (int l = 0; l < 4; l++) {
+            if (count) {
+                count--;
+            } else {
+                count = ap_rng_draw8(&ref);
+                draws++;
+                fire |= (uint8_t)(1u << l);
+            }
+        }
+        assert_int_equal(o.rng, ref.state);
+        assert_int_equal(o.count, count);
+        assert_int_equal(o.fire, fire);
+    }
+    assert_true(draws > 40);
+}
+
+// §3.1.2, RND=1 with ERnd=1: COUNT reloads, ECOUNT gets the draw, and the member at which
+// ECOUNT reaches zero is sampled.
+static void test_rtl_ernd_secondary_counter(void **s)
+{
+    (void)s;
+    // Seed 7's first draw is 0x00: "immediately" - the member at which COUNT reached zero.
+    for (uint32_t seed : { 0xDEADBEEFu, 7u }) {
+        Config c = base_config();
+        c.ernd = true;
+        c.rng_seed = seed;
+        ap_rng ref;
+        ap_rng_seed(&ref, c.rng_seed);
+        uint8_t d = ap_rng_draw8(&ref);
+        assert_true(seed == 7 ? d == 0 : d != 0);
+        Rtl rtl(c);
+        CycleOut o;
+        rtl.step(enable(irr_value(1, true)), o);
+        assert_int_equal(o.count, 256); // §3.1.1: COUNT[7:0] = 0x00 with ERnd
+        for (uint32_t op = 0; op <= 256u + d + 3; op++) {
+            rtl.step(ops(true, 1), o);
+            if (op == 256) {
+                assert_int_equal(o.ecount, d);
+                assert_int_equal(o.count, 256);
+                assert_int_equal(o.rng, ref.state);
+            }
+            assert_int_equal(o.fire != 0, op == 256u + d);
+        }
+    }
+}
+
+// 2.2.1 note: the IMPLEMENTATION DEFINED choice of sampling the op after the sample point.
+static void test_rtl_sample_next_op(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.next_op = true;
+    Rtl rtl(c);
+    CycleOut o;
+    rtl.step(enable(irr_value(1, false)), o);
+    for (uint32_t op = 0; op < 258; op++) {
+        rtl.step(ops(true, 1), o);
+        assert_int_equal(o.fire != 0, op == 257);
+        assert_int_equal(rtl.pending(), op == 256);
+    }
+}
+
+// §2.2.4 / §3.1.4: a sample that finds every in-flight slot taken collides.
+static void test_rtl_collision_when_slots_full(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.slots = 2;
+    Rtl rtl(c);
+    CycleOut o;
+    rtl.step(enable(irr_value(0, false)), o); // every member is sampled
+    uint32_t inflight_before = 0;
+    unsigned colls = 0, kept = 0;
+    for (int cyc = 0; cyc < 60; cyc++) {
+        rtl.step(ops(true, 1, 5, 0), o); // latency 5, record filtered out (length 0)
+        assert_int_equal(o.fire, 1);
+        assert_int_equal(o.coll != 0, inflight_before == c.slots);
+        assert_true(o.inflight <= c.slots);
+        colls += o.coll != 0;
+        kept += o.coll == 0;
+        inflight_before = o.inflight;
+    }
+    assert_true(colls > 0 && kept > 0);
+    // Two ops in one cycle with one free slot: the second collides.
+    Rtl r2(c);
+    r2.step(enable(irr_value(0, false)), o);
+    r2.step(ops(true, 0x1, 100, 0), o);
+    assert_int_equal(o.inflight, 1);
+    r2.step(ops(true, 0x3, 100, 0), o);
+    assert_int_equal(o.fire, 0x3);
+    assert_int_equal(o.coll, 0x2);
+    assert_int_equal(o.inflight, 2);
+}
+
+// The record FIFO: records enter in sampling order while they fit; a stalled drain holds the
+// level and the waiting record its slot (backpressure); the drain moves `drain` bytes a cycle
+// across record boundaries and pops a record when its last byte leaves.
+static void test_rtl_fifo_backpressure_and_drain(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.fifo_bytes = 64;
+    c.drain = 8;
+    Rtl rtl(c);
+    CycleOut o;
+    rtl.step(enable(irr_value(0, false)), o);
+    CycleIn a = ops(true, 1, 0, 40);
+    a.stall = true;
+    rtl.step(a, o); // sampled, completes at once, enters the FIFO at this edge
+    assert_int_equal(o.level, 40);
+    assert_int_equal(o.inflight, 0);
+    assert_false(o.full);
+    rtl.step(a, o); // 40 + 40 > 64: waits
+    assert_int_equal(o.level, 40);
+    assert_int_equal(o.inflight, 1);
+    assert_true(o.full);
+    CycleIn idle = ops(false, 0);
+    idle.stall = true;
+    for (int i = 0; i < 8; i++) {
+        rtl.step(idle, o);
+        assert_true(o.full);
+        assert_int_equal(o.level, 40);
+        assert_int_equal(o.drained, 0);
+    }
+    idle.stall = false;
+    rtl.step(idle, o); // 40 -> 32: 72 > 64 still waits
+    assert_int_equal(o.level, 32);
+    assert_int_equal(o.drained, 8);
+    assert_true(o.full);
+    rtl.step(idle, o); // 32 -> 24: 24 + 40 = 64 fits
+    assert_int_equal(o.level, 64);
+    assert_false(o.full);
+    assert_int_equal(o.inflight, 0);
+    assert_int_equal(rtl.records(), 2);
+    rtl.step(idle, o); // 24 -> 16 bytes left of the head
+    rtl.step(idle, o); // 8 left
+    assert_int_equal(o.popped, 0);
+    rtl.step(idle, o); // the head's last 8 bytes leave: popped
+    assert_int_equal(o.popped, 1);
+    assert_int_equal(o.level, 40);
+    assert_int_equal(rtl.records(), 1);
+    for (int i = 0; i < 5; i++)
+        rtl.step(idle, o);
+    assert_int_equal(o.popped, 2);
+    assert_int_equal(o.level, 0);
+    assert_int_equal(o.drained, 80);
+    // A drain wider than the head record continues into the next one in the same cycle.
+    Config w = base_config();
+    w.drain = 32;
+    Rtl r2(w);
+    r2.step(enable(irr_value(0, false)), o);
+    CycleIn two = ops(true, 0x3, 0, 20);
+    two.stall = true;
+    r2.step(two, o);
+    assert_int_equal(o.level, 40);
+    r2.step(ops(false, 0), o);
+    assert_int_equal(o.level, 8);
+    assert_int_equal(o.popped, 1);
+    assert_int_equal(o.drained, 32);
+}
+
+/* ---- Lockstep against the C model ------------------------------------------------------- */
+
+static apcosim::Options lockstep_options(uint64_t seed, uint64_t cycles)
+{
+    apcosim::Options o;
+    o.seed = seed;
+    o.cycles = cycles;
+    o.waves_dir = COSIM_TEST_WAVES;
+    return o;
+}
+
+// Five seeds, every knob, 1.1 million cycles: the RTL and model/spu agree on every output
+// of every cycle, and the run reached collisions, backpressure, stalls, filtered records,
+// enable toggles, register writes and both ERnd behaviours.
+static void test_lockstep_five_seeds(void **s)
+{
+    (void)s;
+    struct Row {
+        uint64_t seed;
+        std::vector<std::pair<std::string, std::string>> set;
+    } rows[] = {
+        { 1, {} },
+        { 2, {} },
+        { 3, { { "ernd", "0" }, { "next_op", "0" }, { "interval_max", "2" } } },
+        { 4, { { "ernd", "0" }, { "next_op", "1" }, { "drain", "1" }, { "toggle_rate", "0.001" } } },
+        { 5, { { "ernd", "1" }, { "filter_lat", "1" }, { "minlat", "20" }, { "stall_rate", "0.01" },
+               { "interval_max", "1" } } },
+    };
+    uint64_t cycles = 0, coll = 0, full = 0, stall = 0, filt = 0, tog = 0, wr = 0, recs = 0;
+    bool ernd0 = false, ernd1 = false;
+    for (const Row &r : rows) {
+        apcosim::Options o = lockstep_options(r.seed, 220000);
+        o.overrides = r.set;
+        apcosim::Result res = apcosim::run(o);
+        if (!res.ok)
+            fprintf(stderr, "seed %llu: %s\n", (unsigned long long)r.seed, res.message.c_str());
+        assert_true(res.ok);
+        assert_int_equal(res.matched, 220000);
+        cycles += res.matched;
+        coll += res.collisions;
+        full += res.full_cycles;
+        stall += res.stall_cycles;
+        filt += res.filtered;
+        tog += res.toggles;
+        wr += res.icr_writes + res.irr_writes;
+        recs += res.records;
+        ernd0 |= !res.cfg.ernd;
+        ernd1 |= res.cfg.ernd;
+    }
+    assert_true(cycles >= 1000000);
+    assert_true(coll > 0 && full > 0 && stall > 0 && filt > 0 && tog > 0 && wr > 0 && recs > 0);
+    assert_true(ernd0 && ernd1);
+}
+
+// The check can fail: a model whose every COUNT reload lands one too high is caught at the
+// first reload, with the cycle, signal, both values and seed, and a waveform around it.
+static void test_lockstep_catches_reload_off_by_one(void **s)
+{
+    (void)s;
+    apcosim::Options o = lockstep_options(3, 200000);
+    o.overrides = { { "interval_max", "2" }, { "icr_write_rate", "0" }, { "irr_write_rate", "0" } };
+    o.perturb = apcosim::ModelSide::PERTURB_RELOAD_OFF_BY_ONE;
+    o.run_name = "test-perturb-reload";
+    remove((std::string(COSIM_TEST_WAVES) + "/test-perturb-reload-mismatch.fst").c_str());
+    apcosim::Result r = apcosim::run(o);
+    assert_false(r.ok);
+    assert_false(r.harness_error);
+    assert_true(r.perturbed >= 1);
+    assert_string_equal(r.signal.c_str(), "count");
+    assert_int_equal(r.model_val, r.rtl_val + 1);
+    assert_int_equal(r.matched, r.mismatch_cycle);
+    assert_true(r.message.find("seed 3") != std::string::npos);
+    assert_true(r.message.find("cycle " + std::to_string(r.mismatch_cycle) + ": count rtl=") == 0);
+    assert_string_equal(r.wave_file.c_str(),
+                        (std::string(COSIM_TEST_WAVES) + "/test-perturb-reload-mismatch.fst").c_str());
+    struct stat st;
+    assert_int_equal(stat(r.wave_file.c_str(), &st), 0);
+    assert_true(st.st_size > 1000);
+    // Without the perturbation the same run matches.
+    o.perturb = apcosim::ModelSide::PERTURB_NONE;
+    assert_true(apcosim::run(o).ok);
+}
+
+// The nightly report format: JUnit XML a CI server reads (one testcase per seed).
+static void test_junit_report(void **s)
+{
+    (void)s;
+    apcosim::Options o = lockstep_options(11, 2000);
+    o.quiet = true;
+    std::string path = std::string(COSIM_TEST_WAVES) + "/junit/report.xml";
+    apcosim::Campaign c = apcosim::run_seeds(o, 11, 2, path);
+    assert_int_equal(c.failures, 0);
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string x = ss.str();
+    assert_true(x.find("<?xml") == 0);
+    assert_true(x.find("<testsuite name=\"cosim.spu_counter_fifo\" tests=\"2\" failures=\"0\"") != std::string::npos);
+    assert_true(x.find("name=\"seed_11\"") != std::string::npos);
+    assert_true(x.find("name=\"seed_12\"") != std::string::npos);
+    assert_true(x.find("<failure") == std::string::npos);
+    // A failing seed becomes a <failure> with the mismatch message.
+    c.results[1].ok = false;
+    c.results[1].message = "cycle 5: count rtl=1 model=2 seed 12 <&>";
+    c.failures = 1;
+    std::string err;
+    assert_true(apcosim::write_junit(c, path, &err));
+    std::ifstream f2(path);
+    std::stringstream s2;
+    s2 << f2.rdbuf();
+    x = s2.str();
+    assert_true(x.find("failures=\"1\"") != std::string::npos);
+    assert_true(x.find("<failure message=\"cycle 5: count rtl=1 model=2 seed 12 &lt;&amp;&gt;\"") !=
+                std::string::npos);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rtl_3_1_1_initialisation_table),
+        cmocka_unit_test(test_rtl_3_1_2_interval_x256_plus_1),
+        cmocka_unit_test(test_rtl_lanes_count_each_member),
+        cmocka_unit_test(test_rtl_3_1_3_disabled_holds),
+        cmocka_unit_test(test_rtl_rng_bit_exact_with_c_definition),
+        cmocka_unit_test(test_rtl_ernd_secondary_counter),
+        cmocka_unit_test(test_rtl_sample_next_op),
+        cmocka_unit_test(test_rtl_collision_when_slots_full),
+        cmocka_unit_test(test_rtl_fifo_backpressure_and_drain),
+        cmocka_unit_test(test_lockstep_five_seeds),
+        cmocka_unit_test(test_lockstep_catches_reload_off_by_one),
+        cmocka_unit_test(test_junit_report),
+    };
+    return cmocka_run_group_tests_name("cosim", tests, NULL, NULL);
+}
