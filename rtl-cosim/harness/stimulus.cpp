@@ -2,6 +2,7 @@
 // stimulus.cpp: seeded co-simulation stimulus and the C model side of the lockstep.
 #include "stimulus.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -331,7 +332,7 @@ static void make_op(spu_op &op, uint64_t index, uint16_t lat)
         op.flags |= SPU_OP_NOT_RETIRED;
 }
 
-bool ModelSide::step(const CycleIn &in, CycleOut &out)
+bool ModelSide::apply_inputs(const CycleIn &in)
 {
     if (in.irr_we && !write(SPU_PMSIRR_EL1, in.irr))
         return false;
@@ -355,7 +356,39 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
         return false;
     }
     spu_set_drain_stall(spu_, in.stall);
+    return true;
+}
 
+bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
+{
+    if ((in.irr_we | in.icr_we | (in.toggle >= 0)) && !apply_inputs(in))
+        return false;
+    spu_set_drain_stall(spu_, in.stall);
+    // The host's side kept small: one prepared operation per lane, only PC and latencies
+    // change (building a whole spu_op per operation would measure the workload, not the model).
+    if (lean_ops_.empty()) {
+        lean_ops_.resize(kLanes);
+        for (unsigned i = 0; i < kLanes; i++)
+            make_op(lean_ops_[i], i, 0);
+    }
+    spu_op *opv = lean_ops_.data();
+    uint32_t n = 0;
+    for (unsigned i = 0; i < kLanes; i++)
+        if (in.valid & (1u << i)) {
+            spu_op &op = opv[n++];
+            op.pc = Stimulus::kPcBase + 4 * in.op[i];
+            op.total_lat = in.lat[i];
+            op.issue_lat = in.lat[i] / 2u;
+        }
+    spu_cycle(spu_, opv, n, nullptr);
+    spu_get_probe(spu_, &probe);
+    return true;
+}
+
+bool ModelSide::step(const CycleIn &in, CycleOut &out)
+{
+    if (!apply_inputs(in))
+        return false;
     spu_op opv[kLanes];
     spu_op_result res[kLanes];
     unsigned lane_of[kLanes];
@@ -403,6 +436,60 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
     out.level = p.fifo_level;
     out.drained = p.drained;
     out.popped = st.records_written + st.records_discarded;
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ModelAhead::ModelAhead(const Config &cfg, uint64_t seed, uint64_t cycles)
+    : cfg_(cfg), cycles_(cycles), depth_((uint64_t)std::max(cfg.lat_max, cfg.long_lat_max) + 2),
+      stim_(cfg, seed), model_(cfg)
+{
+    ring_.resize(depth_ + 1);
+    op_cycle_.assign((depth_ + 2) * kLanes, 0);
+    op_lane_.assign((depth_ + 2) * kLanes, 0);
+    if (!model_.ok())
+        error_ = "C model: " + model_.error();
+    model_.set_len_callback(on_len, this);
+}
+
+void ModelAhead::on_len(void *user, uint64_t op, uint32_t len)
+{
+    ModelAhead *a = static_cast<ModelAhead *>(user);
+    size_t k = op % a->op_cycle_.size();
+    uint64_t c = a->op_cycle_[k];
+    if (c < a->consumed_) {
+        a->error_ = "lookahead too short for a record length";
+        return;
+    }
+    a->ring_[c % a->ring_.size()].in.len[a->op_lane_[k]] = (uint16_t)len;
+}
+
+bool ModelAhead::next(CycleIn &in, CycleOut &out)
+{
+    if (!ok() || consumed_ >= cycles_)
+        return false;
+    while (produced_ < cycles_ && produced_ <= consumed_ + depth_) {
+        Entry &e = ring_[produced_ % ring_.size()];
+        stim_.next(e.in);
+        for (unsigned i = 0; i < kLanes; i++)
+            if (e.in.valid & (1u << i)) {
+                size_t k = e.in.op[i] % op_cycle_.size();
+                op_cycle_[k] = produced_;
+                op_lane_[k] = (uint8_t)i;
+            }
+        if (!model_.step(e.in, e.out)) {
+            error_ = "C model at cycle " + std::to_string(produced_) + ": " + model_.error();
+            return false;
+        }
+        produced_++;
+    }
+    if (!ok())
+        return false;
+    Entry &e = ring_[consumed_ % ring_.size()];
+    in = e.in;
+    out = e.out;
+    consumed_++;
     return true;
 }
 

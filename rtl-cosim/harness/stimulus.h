@@ -124,6 +124,9 @@ public:
     // Applies the cycle's writes, toggles and operations, then one clock edge.
     // Returns false (with error()) when the model disagrees with the stimulus about enables.
     bool step(const CycleIn &in, CycleOut &out);
+    // The same cycle for speed measurement: inputs applied, spu_cycle(), the probe read; no
+    // per-cycle statistics or comparison outputs.
+    bool step_lean(const CycleIn &in, spu_probe &probe);
     // Called for each record the model keeps: operation index and encoded length.
     typedef void (*LenFn)(void *user, uint64_t op, uint32_t len);
     void set_len_callback(LenFn fn, void *user) { len_fn_ = fn; len_user_ = user; }
@@ -135,6 +138,7 @@ public:
 private:
     static void record_hook(void *user, const spe_record *rec, const uint8_t *b, size_t len);
     bool write(uint32_t enc, uint64_t v);
+    bool apply_inputs(const CycleIn &in);
     Config cfg_;
     Perturb perturb_;
     spu_t *spu_ = nullptr;
@@ -145,7 +149,37 @@ private:
     uint64_t perturbed_ = 0;
     LenFn len_fn_ = nullptr;
     void *len_user_ = nullptr;
-    std::vector<spu_op> ops_;
+    std::vector<spu_op> lean_ops_;
+};
+
+// The C model run ahead of an RTL: yields each cycle's inputs with the record lengths filled
+// in (known when the sampled operation completes, up to the longest latency later) and the
+// model's outputs of that cycle. For RTL drivers that are not the C++ lockstep runner (the
+// SystemC test bench).
+class ModelAhead {
+public:
+    ModelAhead(const Config &cfg, uint64_t seed, uint64_t cycles);
+    bool ok() const { return error_.empty(); }
+    const std::string &error() const { return error_; }
+    // The next cycle in order; false at the end or on a model error.
+    bool next(CycleIn &in, CycleOut &out);
+    ModelSide &model() { return model_; }
+
+private:
+    struct Entry {
+        CycleIn in;
+        CycleOut out;
+    };
+    static void on_len(void *user, uint64_t op, uint32_t len);
+    Config cfg_;
+    uint64_t cycles_, depth_;
+    Stimulus stim_;
+    ModelSide model_;
+    std::vector<Entry> ring_;
+    std::vector<uint64_t> op_cycle_;
+    std::vector<uint8_t> op_lane_;
+    uint64_t produced_ = 0, consumed_ = 0;
+    std::string error_;
 };
 
 } // namespace apcosim
