@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/bits.h"
+#include "armprof/bits.h"
 
 namespace apcosim {
 

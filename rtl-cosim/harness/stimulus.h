@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "armprof/spu.h"
-#include "common/rng.h"
+#include "armprof/rng.h"
 
 namespace apcosim {
 

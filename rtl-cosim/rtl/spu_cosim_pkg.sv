@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// spu_cosim_pkg.sv: the sampling random number generator of model/common/rng.h, bit for bit.
+// spu_cosim_pkg.sv: the sampling random number generator of capi/armprof/rng.h, bit for bit.
 package spu_cosim_pkg;
 
   // AP_RNG_DEFAULT_SEED: a zero seed is replaced by this so the generator "is reset into a

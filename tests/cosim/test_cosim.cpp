@@ -9,7 +9,7 @@
 #include <vector>
 #include <sys/stat.h>
 
-#include "common/rng.h"
+#include "armprof/rng.h"
 #include "cosim.h"
 
 #include <setjmp.h>
