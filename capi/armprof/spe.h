@@ -121,7 +121,7 @@ bool spe_format_cfg_valid(const spe_format_cfg *cfg);
  * values are clamped to the CountSize width (12-bit: 0xFFF means saturated). Addresses use bits
  * [55:0] of the struct fields. Padding (0x00) before the final packet makes the record a
  * multiple of 2^align bytes. A record that would exceed 2^max_size bytes loses optional parts
- * in a fixed order (docs/impdef/spe-format.md) until it fits, so it always fits.
+ * in a fixed order (docs/implementation-defined.md) until it fits, so it always fits.
  * Returns the number of bytes written, or 0 when `cap` is too small or `cfg` is invalid.
  */
 size_t spe_encode(const spe_record *rec, const spe_format_cfg *cfg, uint8_t *out, size_t cap);

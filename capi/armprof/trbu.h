@@ -85,7 +85,7 @@ typedef enum trbu_bad_ptr_policy {
 } trbu_bad_ptr_policy;
 
 /* Configuration: the ID register fields, features and IMPLEMENTATION DEFINED choices
- * (docs/impdef/trbu.md lists every choice with its spec reference). */
+ * (docs/implementation-defined.md lists every choice with its spec reference). */
 typedef struct trbu_config {
     /* TRBIDR_EL1 */
     uint8_t align;             /* Align, 0 .. 11: the internal buffer and write unit is 2^Align bytes */

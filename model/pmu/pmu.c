@@ -147,7 +147,7 @@ static uint64_t counter_mask(const pmu_t *p)
 /*
  * The access rules modelled: registers of features not configured do not exist (NOREG);
  * PMEVCNTR<n>/PMEVTYPER<n>/PMEVCNTSVR<n> with n >= PMCR_EL0.N are UNDEFINED (the CONSTRAINED
- * UNPREDICTABLE choice, docs/impdef/pmu.md); reads of PMSWINC_EL0 are UNDEFINED; at EL0 the
+ * UNPREDICTABLE choice, docs/implementation-defined.md); reads of PMSWINC_EL0 are UNDEFINED; at EL0 the
  * _EL1 registers are UNDEFINED and the _EL0 ones follow PMUSERENR_EL0.{EN,SW,CR,ER} (a denied
  * EL0 access traps to EL1, reported as ARMPROF_ERR_UNDEFINED). EL2/EL3 traps (MDCR_ELx.TPM,
  * fine-grained traps) belong to the host CPU model and are not modelled.

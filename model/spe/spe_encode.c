@@ -82,7 +82,7 @@ bool spe_format_cfg_valid(const spe_format_cfg *cfg)
 
 /*
  * Parts dropped, first to last, when a record would exceed 2^MaxSize bytes (an armprof choice,
- * docs/impdef/spe-format.md): the least useful to a profiler first; the PC goes last.
+ * docs/implementation-defined.md): the least useful to a profiler first; the PC goes last.
  */
 static const uint32_t drop_order[] = {
     SPE_R_CONTEXT_EL2, SPE_R_CONTEXT_EL1, SPE_R_DATA_SOURCE, SPE_R_ISSUE_LAT, SPE_R_XLAT_LAT,
