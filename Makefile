@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Top-level entry points: set up dependencies, configure, build, then run / test / bench.
+MAKEFLAGS += --no-print-directory
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
@@ -22,7 +23,7 @@ run: build
 	@scripts/run-default.sh $(BUILD)
 
 test: build
-	@cd $(BUILD) && ctest $(CTEST_FLAGS) -LE nightly
+	@cd $(BUILD) && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ctest $(CTEST_FLAGS) -LE nightly
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -4,6 +4,7 @@
 # side by side with its own yardstick measured in the same run.
 set -uo pipefail
 BUILD=${1:-build}
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 cd "$(dirname "$0")/.."
 status=0
 for b in "$BUILD"/bin/bench-*; do
