@@ -4,6 +4,7 @@
 #define ARMPROF_PLATFORM_AP_TLM_H
 
 #include <cstdint>
+#include <cstring>
 #include <tlm>
 
 #include "armprof/armprof.h"
@@ -33,6 +34,34 @@ struct regime_ext : tlm::tlm_extension<regime_ext> {
 inline uint8_t fsc_with_level(uint8_t base, unsigned level) { return (uint8_t)(base | (level & 3u)); }
 inline unsigned fsc_level(uint8_t fsc) { return fsc & 3u; }
 inline uint8_t fsc_kind(uint8_t fsc) { return (fsc < 0x10 || (fsc & 0x3C) == 0x14) ? (uint8_t)(fsc & 0x3C) : fsc; }
+
+/*
+ * The register target socket of every unit wrapper: offset = encoding * 8, 8-byte accesses.
+ * Maps one transaction onto the module's reg_read / reg_write. UNDEFINED and trap outcomes are
+ * the CPU model's business: a command error with no effect; an unknown encoding an address
+ * error; any other size or alignment a burst error.
+ */
+template <class Module>
+inline void reg_socket_access(Module &m, tlm::tlm_generic_payload &trans)
+{
+    if (trans.get_data_length() != 8 || (trans.get_address() & 7)) {
+        trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    uint32_t enc = (uint32_t)(trans.get_address() / 8);
+    uint64_t v = 0;
+    armprof_err e;
+    if (trans.is_write()) {
+        std::memcpy(&v, trans.get_data_ptr(), 8);
+        e = m.reg_write(enc, v);
+    } else {
+        e = m.reg_read(enc, &v);
+        std::memcpy(trans.get_data_ptr(), &v, 8);
+    }
+    trans.set_response_status(e == ARMPROF_OK ? tlm::TLM_OK_RESPONSE
+                              : e == ARMPROF_ERR_NOREG ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                                                        : tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
 
 } // namespace armprof
 

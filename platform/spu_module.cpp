@@ -193,24 +193,7 @@ size_t SpuModule::debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *b
 void SpuModule::regs_b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)
 {
     advance_to(sc_time_stamp() + delay);
-    uint32_t enc = (uint32_t)(trans.get_address() / 8);
-    if (trans.get_data_length() != 8 || (trans.get_address() & 7)) {
-        trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
-    uint64_t v = 0;
-    armprof_err e;
-    if (trans.is_write()) {
-        std::memcpy(&v, trans.get_data_ptr(), 8);
-        e = reg_write(enc, v);
-    } else {
-        e = reg_read(enc, &v);
-        std::memcpy(trans.get_data_ptr(), &v, 8);
-    }
-    // UNDEFINED and traps are the CPU model's business: a command error with no effect.
-    trans.set_response_status(e == ARMPROF_OK ? tlm::TLM_OK_RESPONSE
-                              : e == ARMPROF_ERR_NOREG ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                        : tlm::TLM_COMMAND_ERROR_RESPONSE);
+    reg_socket_access(*this, trans);
     flush_irq();
     reschedule();
 }
