@@ -95,6 +95,8 @@ public:
         t.lane_lat = lat;
         t.lane_len = len;
         t.drain_stall = in.stall;
+        t.fifo_flush = 0;   // platform inputs: the lockstep model never empties its FIFO
+        t.fifo_discard = 0; // by itself (no management event: kLimit)
         t.clk = 0;
         t.eval();
         if (tfp_)

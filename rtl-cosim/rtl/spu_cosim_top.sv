@@ -5,6 +5,8 @@
 // the state outputs are the state after that edge, so a harness reads everything after the
 // edge and compares with the C model after spu_cycle(). The m_* inputs carry the C model's
 // values of the same cycle into the waveform only (they drive `diff`, nothing else).
+// `fire` is the counter's combinational selection of the cycle being driven: a platform reads
+// it before the edge to choose the sampled operation and set its lane_lat / lane_len.
 module spu_cosim_top #(
     parameter int W         = 4,
     parameter int SLOTS     = 8,
@@ -38,7 +40,10 @@ module spu_cosim_top #(
     input  logic [W*LAT_W-1:0] lane_lat,
     input  logic [W*LEN_W-1:0] lane_len,
     input  logic               drain_stall,
+    input  logic               fifo_flush,    // platform: the model emptied its FIFO
+    input  logic               fifo_discard,  // platform: PMBSR_EL1.S, records discarded
     // Results
+    output logic [W-1:0]       fire,          // lanes sampled this cycle (combinational)
     output logic [W-1:0]       fire_q,        // lane sampled (collided or not)
     output logic [W-1:0]       coll_q,        // lane collided (SAMPLE_COLLISION, PMBSR_EL1.COLL)
     output logic               full_q,        // backpressure: a completed record did not fit
@@ -66,7 +71,7 @@ module spu_cosim_top #(
     output logic [9:0]         diff
 );
 
-  logic [W-1:0] fire, coll;
+  logic [W-1:0] coll;
   logic         full;
 
   spu_sample_counter #(.W(W)) u_counter (
@@ -79,7 +84,7 @@ module spu_cosim_top #(
       .LAT_W(LAT_W), .DRAIN_MAX(DRAIN_MAX)
   ) u_fifo (
       .clk, .rst, .cfg_slots, .cfg_depth, .cfg_rec_cap, .cfg_drain,
-      .fire, .lane_lat, .lane_len, .drain_stall,
+      .fire, .lane_lat, .lane_len, .drain_stall, .flush(fifo_flush), .discard(fifo_discard),
       .coll, .full, .inflight, .level(fifo_level), .nrec, .drained, .popped);
 
   always_ff @(posedge clk) begin

@@ -11,6 +11,11 @@
 //   3. clock edge, accept: completed records enter the FIFO strictly in sampling order while
 //      they fit (bytes <= cfg_depth, records <= cfg_rec_cap); a record that does not fit
 //      holds its slot and the ones behind it (backpressure, `full`).
+// Two host inputs mirror what the C model's buffer writer does to the FIFO (platform use):
+//   `flush`:   at step 2 the FIFO is emptied instead of drained (its records were discarded
+//              by a management event, §3.5, or written by a PSB CSYNC, §3.6);
+//   `discard`: at step 3 completed records leave their slots without entering the FIFO
+//              (PMBSR_EL1.S == 1: every buffered record is discarded).
 // Slots are a queue: they are taken in sampling order and freed only from the oldest.
 module spu_record_fifo #(
     parameter int W           = 4,     // lanes (operations retired per cycle)
@@ -36,6 +41,8 @@ module spu_record_fifo #(
     input  logic [W*LAT_W-1:0]     lane_lat,
     input  logic [W*LEN_W-1:0]     lane_len,
     input  logic                   drain_stall,
+    input  logic                   flush,         // empty the FIFO at this edge, no drain
+    input  logic                   discard,       // completed records freed, not pushed
     output logic [W-1:0]           coll,          // lane i collided (combinational)
     output logic                   full,          // a completed record waits for room (comb.)
     output logic [SW:0]            inflight,
@@ -115,9 +122,14 @@ module spu_record_fifo #(
     h     = 32'(hd_q);
     r     = rh_q;
     nr    = 32'(nrec_q);
-    bytes = drain_stall ? 0 : 32'(cfg_drain);
+    bytes = (drain_stall || flush) ? 0 : 32'(cfg_drain);
     dr    = 0;
     pops  = 0;
+    if (flush) begin
+      lvl = 0;
+      h   = 0;
+      nr  = 0;
+    end
     for (int k = 0; k < POPS; k++) begin
       if (bytes != 0 && nr != 0) begin
         left  = 32'(desc_q[r]) - h;
@@ -141,8 +153,8 @@ module spu_record_fifo #(
       if (!blocked && 32'(k) < n) begin
         if (rem_d[idx] != '0) begin
           blocked = 1'b1;                       // the oldest has not completed
-        end else if (qlen_d[idx] == '0) begin
-          freed = freed + 1;                    // filtered out: slot freed, nothing pushed
+        end else if (qlen_d[idx] == '0 || discard) begin
+          freed = freed + 1;                    // filtered out or discarded: nothing pushed
         end else if (lvl + 32'(qlen_d[idx]) <= 32'(cfg_depth) && nr < 32'(cfg_rec_cap)) begin
           push_v[k]   = 1'b1;
           push_idx[k] = RW'(32'(r) + nr);

@@ -27,9 +27,10 @@ constexpr uint64_t kCycles = 60000;
 SC_MODULE(Bench) {
     sc_in<bool> clk;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, full_q, m_full;
+    sc_signal<bool> fifo_flush, fifo_discard;
     sc_signal<bool> rnd, pending;
     sc_signal<uint32_t> cfg_rng_seed, cfg_slots, cfg_depth, cfg_rec_cap, cfg_drain, op_valid;
-    sc_signal<uint32_t> fire_q, coll_q, count, ecount, rng_state, inflight, fifo_level, interval,
+    sc_signal<uint32_t> fire, fire_q, coll_q, count, ecount, rng_state, inflight, fifo_level, interval,
         nrec, diff;
     sc_signal<uint32_t> m_fire, m_coll, m_count, m_ecount, m_rng_state, m_inflight, m_fifo_level;
     sc_signal<uint64_t> icr_wdata, irr_wdata, lane_lat, lane_len, drained, popped, m_drained;
@@ -62,6 +63,9 @@ SC_MODULE(Bench) {
         rtl.lane_lat(lane_lat);
         rtl.lane_len(lane_len);
         rtl.drain_stall(drain_stall);
+        rtl.fifo_flush(fifo_flush);
+        rtl.fifo_discard(fifo_discard);
+        rtl.fire(fire);
         rtl.fire_q(fire_q);
         rtl.coll_q(coll_q);
         rtl.full_q(full_q);
