@@ -251,6 +251,53 @@ void spu_get_probe(const spu_t *spu, spu_probe *p);
 typedef void (*spu_record_fn)(void *user, const spe_record *rec, const uint8_t *bytes, size_t len);
 void spu_set_record_hook(spu_t *spu, spu_record_fn fn, void *user);
 
+/* ----- External sampler (rtl-cosim's Verilated counter and FIFO in a platform) ------------------ */
+
+/* With an external sampler, an outside implementation of the sample interval counter and of
+ * the record FIFO (the RTL of rtl-cosim/, Verilated as a SystemC module) takes their decisions:
+ * which operations are sampled and which collide (§3.1.2, §3.1.4), and how many bytes reach the
+ * buffer writer at each clock edge. The model keeps everything else: enables, registers (it
+ * mirrors PMSICR_EL1 from the sampler), CollectRecord(), the encoder, the buffer writer and
+ * management events. The host drives the time with spu_cycle_ext() only (not spu_retire,
+ * spu_skip, spu_advance or spu_cycle), and the sampler's inputs from the model: PMSICR_EL1 /
+ * PMSIRR_EL1 writes, spu_profiling_enabled(), spu_predict_record_len() of each sampled
+ * operation. The model does not load PMSICR_EL1 on enable (§3.1.1): the sampler does.
+ * Not part of a checkpoint. */
+
+/* One clock cycle as the external sampler saw it (bit i of a mask is ops[i]). */
+typedef struct spu_ext_cycle {
+    uint32_t fire;                /* operations selected for sampling (collided or not) */
+    uint32_t coll;                /* of those, the ones that collided */
+    const uint16_t *len;          /* n lengths the sampler was given (spu_predict_record_len), or NULL */
+    uint32_t drained;             /* bytes its FIFO handed to the buffer writer at this edge */
+    uint32_t fifo_level;          /* bytes in its FIFO after the edge */
+    uint32_t count;               /* PMSICR_EL1.COUNT after the edge */
+    uint8_t ecount;               /* PMSICR_EL1.ECOUNT after the edge (ERnd) */
+} spu_ext_cycle;
+
+/* Where the model could not follow the sampler (all zero when both agree). */
+typedef struct spu_ext_stats {
+    uint64_t cycles;              /* spu_cycle_ext() calls */
+    uint64_t slot_mismatches;     /* sampled, no model slot free: taken as a collision */
+    uint64_t enable_mismatches;   /* sampled while the model has profiling disabled: ignored */
+    uint64_t len_mismatches;      /* records whose length at completion is not the predicted one */
+    uint64_t level_mismatches;    /* edges after which the two non-empty FIFO levels differ */
+    uint64_t owed_edges;          /* edges at which the sampler drained bytes the model lacked */
+} spu_ext_stats;
+
+/* On: allowed while no operation is in flight and the FIFO is empty (ARMPROF_ERR_BUSY). */
+armprof_err spu_set_external_sampler(spu_t *spu, bool on);
+bool spu_external_sampler(const spu_t *spu);
+/* Length of the record `op` gets if sampled now and nothing changes before it completes
+ * (filters, PMSCR_EL1, timer); 0 when CollectRecord() would drop it. */
+uint32_t spu_predict_record_len(const spu_t *spu, const spu_op *op);
+/* One cycle: n operations retire with the sampler's decisions, PMSICR_EL1 takes its value,
+ * then the clock edge: the FIFO drains as the sampler's did, completed records enter it.
+ * Without an external sampler this is spu_cycle(). spu_psb_csync() keeps working. */
+void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycle *ext,
+                   spu_op_result *result);
+void spu_get_ext_stats(const spu_t *spu, spu_ext_stats *st);
+
 /* ----- Checkpoints ---------------------------------------------------------------------------- */
 
 /* Complete state into buf. With buf == NULL (or cap too small) sets *len to the size needed

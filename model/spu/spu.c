@@ -160,6 +160,7 @@ void spu_close(spu_t *spu)
     free(spu->slot_bytes);
     free(spu->fifo_data);
     free(spu->fifo_recs);
+    free(spu->ext);
     free(spu);
 }
 
@@ -308,7 +309,7 @@ void spu_reevaluate(spu_t *spu)
     bool was = spu->prof_enabled;
     spu->buf_enabled = buffer_enabled(spu, &spu->regime);
     spu->prof_enabled = profiling_enabled(spu);
-    if (spu->prof_enabled && !was)
+    if (spu->prof_enabled && !was && !spu->ext) /* an external sampler initialises its own */
         counter_on_enable(spu);
 }
 
@@ -1167,8 +1168,14 @@ void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
 
 void spu_set_drain_stall(spu_t *spu, bool stall) { spu->drain_stall = stall; }
 
+static void ext_psb_csync(spu_t *spu);
+
 void spu_psb_csync(spu_t *spu)
 {
+    if (spu->ext) {
+        ext_psb_csync(spu);
+        return;
+    }
     /* Completed records first enter the FIFO, then everything in it is written. */
     for (;;) {
         accept_completed(spu);
@@ -1321,4 +1328,168 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     }
     free(t); free(slots); free(fd); free(fr); free(sb);
     return e;
+}
+
+/* =============================================================================================
+ * External sampler (the Verilated RTL counter and record FIFO in the platform, rtl-cosim/)
+ * =============================================================================================
+ * The external sampler takes the decisions of the sample interval counter (which operation is
+ * sampled, which collides) and of the record FIFO (how many bytes reach the buffer writer at
+ * each edge); the model keeps the records, filters, encoder, buffer writer, management events
+ * and registers. Pacing: `stream` counts the bytes of every record that left a slot for the
+ * FIFO (pushed, or discarded on the way while PMBSR_EL1.S == 1), `drained` the bytes the
+ * external FIFO drained; the model's own FIFO has given away stream - fifo_level bytes and
+ * drains until that equals `drained`. */
+
+struct spu_ext {
+    uint64_t stream;
+    uint64_t drained;
+    spu_ext_stats st;
+    uint16_t pred[];          /* per slot: the record length the external FIFO was given */
+};
+
+armprof_err spu_set_external_sampler(spu_t *spu, bool on)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    if (!on) {
+        free(spu->ext);
+        spu->ext = NULL;
+        return ARMPROF_OK;
+    }
+    if (spu->inflight || spu->fifo_nrec)
+        return ARMPROF_ERR_BUSY;
+    struct spu_ext *x = calloc(1, sizeof(*x) + spu->cfg.max_inflight * sizeof(uint16_t));
+    if (!x)
+        return ARMPROF_ERR_NOMEM;
+    free(spu->ext);
+    spu->ext = x;
+    return ARMPROF_OK;
+}
+
+bool spu_external_sampler(const spu_t *spu) { return spu->ext != NULL; }
+
+uint32_t spu_predict_record_len(const spu_t *spu, const spu_op *op)
+{
+    spu_slot s;
+    build_record(spu, op, &s);
+    if (!collect_record(spu, s.events, s.total_lat, s.optype))
+        return 0;
+    if (s.ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off))
+        s.rec.present |= SPE_R_TIMESTAMP; /* 9 bytes whatever its value */
+    spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
+                          .count_size = spu->cfg.count_size };
+    return (uint32_t)spe_encoded_size(&s.rec, &fc);
+}
+
+/* retire_one() with the external sampler's decision for this operation. */
+static spu_op_result ext_retire(spu_t *spu, const spu_op *op, bool fire, bool coll, uint16_t len)
+{
+    struct spu_ext *x = spu->ext;
+    if (!spu->prof_enabled) {
+        if (fire)
+            x->st.enable_mismatches++;
+        return SPU_OP_NOT_COUNTED;
+    }
+    spu->st.population++;
+    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    if (!fire)
+        return SPU_OP_COUNTED;
+    if (coll || spu->inflight >= spu->cfg.max_inflight) {
+        if (!coll)
+            x->st.slot_mismatches++;
+        spu->st.collisions++; /* §3.1.4 */
+        spu->regs[R_PMBSR_EL1] = ap_field_set(spu->regs[R_PMBSR_EL1], PMBSR_COLL, 1);
+        emit(spu, ARMPROF_EV_SAMPLE_COLLISION, 1);
+        return SPU_OP_COLLIDED;
+    }
+    spu->st.feed++;
+    emit(spu, ARMPROF_EV_SAMPLE_FEED, 1);
+    spu_slot *s = slot_at(spu, spu->inflight);
+    s->used = true;
+    s->completed = false;
+    s->collect = false;
+    s->len = 0;
+    s->seq = spu->next_seq++;
+    s->complete_at = spu->now + op->total_lat;
+    spu->inflight++;
+    build_record(spu, op, s);
+    if (s->complete_at < spu->next_complete)
+        spu->next_complete = s->complete_at;
+    x->pred[s - spu->slots] = len;
+    return SPU_OP_SAMPLED;
+}
+
+/* accept_completed(), counting the bytes of the records that left their slots. */
+static void ext_accept(spu_t *spu)
+{
+    struct spu_ext *x = spu->ext;
+    uint32_t head = spu->slot_head, before = spu->inflight;
+    accept_completed(spu);
+    for (uint32_t k = 0; k < before - spu->inflight; k++) {
+        uint32_t i = head + k < spu->cfg.max_inflight ? head + k : head + k - spu->cfg.max_inflight;
+        const spu_slot *s = &spu->slots[i];
+        uint32_t len = s->collect ? s->len : 0;
+        x->stream += len;
+        if (len != x->pred[i])
+            x->st.len_mismatches++;
+    }
+}
+
+void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycle *ec,
+                   spu_op_result *result)
+{
+    struct spu_ext *x = spu->ext;
+    if (!x) {
+        spu_cycle(spu, ops, n, result);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        bool fire = i < 32 && (ec->fire >> i) & 1, coll = i < 32 && (ec->coll >> i) & 1;
+        spu_op_result r = ext_retire(spu, &ops[i], fire, coll, ec->len && fire ? ec->len[i] : 0);
+        if (result)
+            result[i] = r;
+    }
+    /* PMSICR_EL1 as the external counter holds it. */
+    uint64_t icr = ap_field_set(spu->regs[R_PMSICR_EL1], PMSICR_COUNT, ec->count);
+    if (spu->cfg.ernd)
+        icr = ap_field_set(icr, PMSICR_ECOUNT, ec->ecount);
+    spu->regs[R_PMSICR_EL1] = icr;
+    /* The edge: drain what the external FIFO drained, then accept completed records. */
+    x->drained += ec->drained;
+    uint64_t given = x->stream - spu->fifo_level;
+    if (x->drained > given) {
+        uint64_t owe = x->drained - given;
+        if (owe > spu->fifo_level)
+            x->st.owed_edges++;
+        if (spu->fifo_nrec)
+            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level);
+    }
+    ext_accept(spu);
+    if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
+        spu->st.service_cycles++;
+    spu->now++;
+    x->st.cycles++;
+    if (spu->fifo_level && spu->fifo_level != ec->fifo_level)
+        x->st.level_mismatches++;
+    if (!spu->fifo_level && !ec->fifo_level)
+        x->drained = x->stream; /* both empty: in step again */
+}
+
+static void ext_psb_csync(spu_t *spu)
+{
+    for (;;) {
+        ext_accept(spu);
+        if (!spu->fifo_nrec)
+            break;
+        fifo_drain(spu, spu->fifo_level);
+    }
+}
+
+void spu_get_ext_stats(const spu_t *spu, spu_ext_stats *st)
+{
+    if (spu->ext)
+        *st = spu->ext->st;
+    else
+        memset(st, 0, sizeof(*st));
 }

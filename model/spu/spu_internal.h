@@ -163,6 +163,7 @@ struct spu {
     spu_record_fn rec_hook;
     void *rec_hook_user;
     uint8_t scratch[2048];
+    struct spu_ext *ext;      /* external sampler state (spu_set_external_sampler), or NULL */
 };
 
 /* spu_regs.c */
