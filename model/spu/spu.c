@@ -1114,7 +1114,19 @@ static uint64_t quiet_edges(const spu_t *spu)
         if (e - 1 < q)
             q = e - 1;
     }
-    /* Completed records waiting for FIFO room only move when the head record is written. */
+    /* The oldest completed record waiting for FIFO room enters at the edge whose drain leaves
+     * it room (bytes free up with every drained byte, not only when the head is written); for
+     * a free record descriptor it waits for the head record, as above. */
+    if (spu->inflight && spu->fifo_nrec && !spu->drain_stall) {
+        const spu_slot *w = &spu->slots[spu->slot_head];
+        if (w->completed && w->collect && spu->fifo_level + w->len > spu->cfg.fifo_bytes) {
+            uint64_t need = spu->fifo_level + w->len - spu->cfg.fifo_bytes;
+            uint64_t r = spu->cfg.drain_bytes_per_cycle;
+            uint64_t e = (need + r - 1) / r;
+            if (e - 1 < q)
+                q = e - 1;
+        }
+    }
     return q;
 }
 
