@@ -29,6 +29,8 @@ void Pe::sync_irq()
 
 void Pe::run()
 {
+    if (cfg_.rtl)
+        return run_rtl();
     qk_.reset();
     if (!agent_.probe()) {
         finished_ = true;

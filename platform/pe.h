@@ -16,6 +16,8 @@
 
 namespace armprof {
 
+class SpuRtl;
+
 /*
  * One PE: an SC_THREAD that feeds operations from a workload generator to its SPU wrapper at
  * `ops_per_cycle`, reporting the unsampled runs with spu_skip() and stopping at each sample and
@@ -36,6 +38,7 @@ public:
         sc_core::sc_time quantum = sc_core::sc_time(1, sc_core::SC_US);
         wl_config wl;
         std::function<void(double)> progress; // fraction done, called every ~1%
+        SpuRtl *rtl = nullptr;                // spe.sampler rtl: clocked against it (rtl/pe_rtl.cpp)
     };
 
     Pe(sc_core::sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent);
@@ -46,6 +49,7 @@ public:
 
 private:
     void run();
+    void run_rtl();
     void sync_irq();
 
     Config cfg_;

@@ -49,6 +49,13 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         cfg.flag_update = sc_.hw_flag_update;
         cfg.pe_index = (uint8_t)p;
         cfg.rng_seed = (uint32_t)(sc_.seed * 2654435761u + p + 1);
+        cfg.max_inflight = sc_.max_inflight ? sc_.max_inflight : cfg.max_inflight;
+        cfg.fifo_bytes = sc_.fifo_bytes ? sc_.fifo_bytes : cfg.fifo_bytes;
+        cfg.drain_bytes_per_cycle = sc_.drain_bytes_per_cycle ? sc_.drain_bytes_per_cycle : cfg.drain_bytes_per_cycle;
+        if (sc_.sampler != "model" && sc_.sampler != "rtl")
+            throw std::invalid_argument("spe.sampler must be model or rtl");
+        if (sc_.sampler == "rtl" && !SpuRtl::why_not(cfg, sc_.ops_per_cycle).empty())
+            throw std::invalid_argument(SpuRtl::why_not(cfg, sc_.ops_per_cycle));
         std::string n = "spu" + std::to_string(p);
         spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
         SpuModule &s = *spus_.back();
@@ -98,6 +105,10 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
                 progress_(m);
             }
         };
+        if (sc_.sampler == "rtl") {
+            rtls_.emplace_back(new SpuRtl((n + "_rtl").c_str(), s, clk, sc_.ops_per_cycle));
+            pc.rtl = rtls_.back().get();
+        }
         std::string pn = "pe" + std::to_string(p);
         pe_.emplace_back(new Pe(pn.c_str(), pc, s, *agents_.back()));
     }

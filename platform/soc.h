@@ -15,6 +15,7 @@
 #include "memory.h"
 #include "pagetable.h"
 #include "pe.h"
+#include "rtl/spu_rtl.h"
 #include "smmu.h"
 #include "spe_agent.h"
 #include "spu_module.h"
@@ -69,6 +70,8 @@ struct Scenario {
     bool restart_after_fault = false;
     bool hw_flag_update = true;         // PMBIDR_EL1.F
     bool stage2 = true;                 // EL2 enabled, HCR_EL2.VM = 1
+    std::string sampler = "model";      // counter + record FIFO: model | rtl (Verilated, rtl/spu_rtl.h)
+    uint32_t max_inflight = 0, fifo_bytes = 0, drain_bytes_per_cycle = 0; // 0: spu_config_default's
     // Interconnect and memory
     double bus_latency_ns = 10, bus_bytes_per_ns = 16, mem_latency_ns = 20;
     unsigned ppi_pmbirq = PPI_PMBIRQ_DEFAULT;
@@ -147,6 +150,7 @@ private:
     std::vector<std::unique_ptr<SpuModule>> spus_;
     std::vector<std::unique_ptr<SpeAgent>> agents_;
     std::vector<std::unique_ptr<Pe>> pe_;
+    std::vector<std::unique_ptr<SpuRtl>> rtls_;
     std::vector<std::vector<uint8_t>> dumps_;
     std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> trbirq_sigs_;
     std::vector<std::unique_ptr<TrbuModule>> trbus_;

@@ -140,6 +140,10 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 if (s == "restart_after_fault") return r.boolean(w, s, sc.restart_after_fault);
                 if (s == "hw_flag_update") return r.boolean(w, s, sc.hw_flag_update);
                 if (s == "ppi") return set_uint(r, w, s, sc.ppi_pmbirq);
+                if (s == "sampler") { sc.sampler = r.scalar(w); if (sc.sampler == "model" || sc.sampler == "rtl") return true; r.err = "spe.sampler: model or rtl, not '" + sc.sampler + "'"; return false; }
+                if (s == "max_inflight") return set_uint(r, w, s, sc.max_inflight);
+                if (s == "fifo_bytes") return set_uint(r, w, s, sc.fifo_bytes);
+                if (s == "drain_bytes_per_cycle") return set_uint(r, w, s, sc.drain_bytes_per_cycle);
                 r.err = "spe: unknown key '" + s + "'";
                 return false;
             });

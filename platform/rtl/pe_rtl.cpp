@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// pe_rtl.cpp: Pe::run_rtl(): the PE clocked one cycle at a time against the RTL sampler (scenario spe.sampler: rtl).
+#include <cstdio>
+#include <cstdlib>
+
+#include "pe.h"
+#include "rtl/spu_rtl.h"
+
+namespace armprof {
+
+using namespace sc_core;
+
+/*
+ * The transaction-level loop of Pe::run() cycle by cycle: every PE cycle retires
+ * ops_per_cycle operations through SpuRtl::cycle() (one clock edge each), drawing a workload
+ * operation only for each sampled lane, as run() draws one per sample; PMBIRQ is driven after
+ * the cycle whose edge raised it, and the driver's handler runs irq_latency cycles later,
+ * before the operations of that cycle, as in run(). With the same decisions this gives the
+ * same records at the same model times as run().
+ */
+void Pe::run_rtl()
+{
+    SpuRtl &rtl = *cfg_.rtl;
+    spu_t *spu = spu_.unit();
+    if (!agent_.probe()) {
+        finished_ = true;
+        finished_event.notify(SC_ZERO_TIME);
+        return;
+    }
+    rtl.start();
+    agent_.start();
+    if (spu_.irq_changed())
+        spu_.flush_irq();
+    const uint64_t rate = cfg_.ops_per_cycle;
+    bool irq = false;
+    uint64_t irq_at = 0, last_progress = 0;
+    const std::function<void(spu_op &)> draw = [this](spu_op &op) { wl_next(&gen_, &op); };
+    while (done_ < cfg_.ops) {
+        if (spu_.irq_level() && !irq) {
+            irq = true;
+            irq_at = spu_now(spu);
+        }
+        if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
+            agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
+            irq = spu_.irq_level();
+            if (spu_.irq_changed())
+                spu_.flush_irq();
+            continue;
+        }
+        uint64_t n = cfg_.ops - done_ < rate ? cfg_.ops - done_ : rate;
+        rtl.cycle((uint32_t)n, draw);
+        done_ += n;
+        if (spu_.irq_changed())
+            spu_.flush_irq();
+        if (cfg_.progress && done_ - last_progress >= cfg_.ops / 100 + 1) {
+            last_progress = done_;
+            cfg_.progress((double)done_ / (double)cfg_.ops);
+        }
+    }
+    agent_.stop();
+    if (spu_.irq_changed())
+        spu_.flush_irq();
+    // As the transaction-level SPU finishes by itself what is in flight after the session
+    // (its records are discarded: the buffer is disabled), clock the RTL until both are idle.
+    for (unsigned i = 0; i < 0x10000; i++) {
+        spu_stats st;
+        spu_get_stats(spu, &st);
+        if (!st.inflight_now && !st.fifo_bytes_now)
+            break;
+        rtl.cycle(0, draw);
+    }
+    if (spu_.irq_changed())
+        spu_.flush_irq();
+    // Nothing silently lost: say where the model could not follow the RTL.
+    spu_ext_stats xs;
+    spu_get_ext_stats(spu, &xs);
+    const SpuRtl::Stats &rs = rtl.stats();
+    uint64_t bad = xs.slot_mismatches + xs.enable_mismatches + xs.len_mismatches + xs.level_mismatches +
+                   xs.owed_edges + rs.fire_disagree + rs.lat_clamped;
+    if (bad || std::getenv("ARMPROF_RTL_STATS"))
+        std::fprintf(stderr,
+                     "%s: rtl sampler: %llu cycles, %llu samples, %llu collisions, %llu flushes; model could not "
+                     "follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, fire %llu, latency %llu\n",
+                     name(), (unsigned long long)rs.cycles, (unsigned long long)rs.samples,
+                     (unsigned long long)rs.collisions, (unsigned long long)rs.flushes,
+                     (unsigned long long)xs.slot_mismatches, (unsigned long long)xs.enable_mismatches,
+                     (unsigned long long)xs.len_mismatches, (unsigned long long)xs.level_mismatches,
+                     (unsigned long long)xs.owed_edges, (unsigned long long)rs.fire_disagree,
+                     (unsigned long long)rs.lat_clamped);
+    finished_ = true;
+    finished_event.notify(SC_ZERO_TIME);
+}
+
+} // namespace armprof

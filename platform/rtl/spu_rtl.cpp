@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+// spu_rtl.cpp: SpuRtl: drives Vspu_cosim_top_sc cycle by cycle from a PE and feeds its decisions to the SPU model.
+#include "spu_rtl.h"
+
+#include <stdexcept>
+#include <string>
+
+#ifdef ARMPROF_PLATFORM_HAVE_RTL
+#include "Vspu_cosim_top_sc.h"
+#endif
+
+namespace armprof {
+
+using namespace sc_core;
+
+#ifdef ARMPROF_PLATFORM_HAVE_RTL
+
+namespace {
+constexpr uint32_t kSlots = 8, kDepth = 1024, kRecSlots = 512, kDrainMax = 32; // RTL parameters
+constexpr unsigned kLatW = 16, kLenW = 12;
+constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
+} // namespace
+
+struct SpuRtl::Impl {
+    sc_clock clk;
+    sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, fifo_flush,
+        fifo_discard, full_q, rnd, pending, m_full;
+    sc_signal<uint32_t> cfg_slots, cfg_drain, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
+        fire_q, coll_q, ecount, inflight, fifo_level, nrec, diff, count, rng_state, interval;
+    sc_signal<uint32_t> m_fire, m_coll, m_ecount, m_inflight, m_fifo_level, m_count, m_rng_state;
+    sc_signal<uint64_t> icr_wdata, irr_wdata, lane_lat, lane_len, drained, popped, m_drained;
+    Vspu_cosim_top_sc top;
+    uint64_t last_irr = 0, last_icr = 0, last_drained = 0;
+    bool first = true;
+
+    Impl(const sc_time &period)
+        : clk("clk", period), top("rtl")
+    {
+        top.clk(clk);
+        top.rst(rst);
+        top.cfg_ernd(cfg_ernd);
+        top.cfg_next_op(cfg_next_op);
+        top.cfg_slots(cfg_slots);
+        top.cfg_drain(cfg_drain);
+        top.icr_we(icr_we);
+        top.irr_we(irr_we);
+        top.prof_en(prof_en);
+        top.op_valid(op_valid);
+        top.drain_stall(drain_stall);
+        top.fifo_flush(fifo_flush);
+        top.fifo_discard(fifo_discard);
+        top.fire(fire);
+        top.fire_q(fire_q);
+        top.coll_q(coll_q);
+        top.full_q(full_q);
+        top.ecount(ecount);
+        top.inflight(inflight);
+        top.rnd(rnd);
+        top.pending(pending);
+        top.m_fire(m_fire);
+        top.m_coll(m_coll);
+        top.m_full(m_full);
+        top.m_ecount(m_ecount);
+        top.m_inflight(m_inflight);
+        top.cfg_depth(cfg_depth);
+        top.cfg_rec_cap(cfg_rec_cap);
+        top.fifo_level(fifo_level);
+        top.nrec(nrec);
+        top.m_fifo_level(m_fifo_level);
+        top.diff(diff);
+        top.cfg_rng_seed(cfg_rng_seed);
+        top.count(count);
+        top.rng_state(rng_state);
+        top.interval(interval);
+        top.m_count(m_count);
+        top.m_rng_state(m_rng_state);
+        top.icr_wdata(icr_wdata);
+        top.irr_wdata(irr_wdata);
+        top.lane_lat(lane_lat);
+        top.lane_len(lane_len);
+        top.drained(drained);
+        top.popped(popped);
+        top.m_drained(m_drained);
+    }
+    ~Impl() { top.final(); }
+};
+
+bool SpuRtl::available() { return true; }
+
+std::string SpuRtl::why_not(const spu_config &c, uint32_t lanes)
+{
+    if (lanes < 1 || lanes > kLanes)
+        return "sampler rtl: ops_per_cycle must be 1 .. 4 (the RTL's W lanes)";
+    if (c.max_inflight > kSlots)
+        return "sampler rtl: max_inflight must be <= 8 (the RTL's SLOTS)";
+    if (c.fifo_bytes > kDepth || c.fifo_bytes / 3 + 2 > kRecSlots)
+        return "sampler rtl: fifo_bytes must be <= 1024 (the RTL's DEPTH)";
+    if (c.drain_bytes_per_cycle > kDrainMax)
+        return "sampler rtl: drain_bytes_per_cycle must be <= 32 (the RTL's DRAIN_MAX)";
+    return "";
+}
+
+SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint32_t lanes)
+    : sc_module(name), spu_(spu)
+{
+    const spu_config &c = *spu_get_config(spu.unit());
+    std::string why = why_not(c, lanes);
+    if (!why.empty())
+        throw std::invalid_argument(why);
+    armprof_err e = spu_set_external_sampler(spu.unit(), true);
+    if (e != ARMPROF_OK)
+        throw std::invalid_argument(std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
+    impl_.reset(new Impl(period));
+    Impl &r = *impl_;
+    r.cfg_ernd.write(c.ernd);
+    r.cfg_next_op.write(c.sample_next_op);
+    r.cfg_rng_seed.write(c.rng_seed);
+    r.cfg_slots.write(c.max_inflight);
+    r.cfg_depth.write(c.fifo_bytes);
+    r.cfg_rec_cap.write(c.fifo_bytes / 3 + 2); // the model's record descriptor ring
+    r.cfg_drain.write(c.drain_bytes_per_cycle);
+    r.rst.write(true);
+}
+
+SpuRtl::~SpuRtl() = default;
+
+void SpuRtl::start()
+{
+    Impl &r = *impl_;
+    r.rst.write(true);
+    wait(r.clk.posedge_event());
+    wait(r.clk.posedge_event());
+    wait(r.clk.negedge_event());
+    r.rst.write(false);
+}
+
+void SpuRtl::cycle(uint32_t n, const std::function<void(spu_op &)> &draw)
+{
+    Impl &r = *impl_;
+    spu_t *u = spu_.unit();
+    // Inputs from the model: the cycle's register writes, the enable, the lanes, the FIFO.
+    uint64_t irr = 0, icr = 0, sr = 0;
+    spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
+    spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
+    spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+    r.irr_we.write(r.first || irr != r.last_irr);
+    r.irr_wdata.write(irr);
+    r.icr_we.write(r.first || icr != r.last_icr);
+    r.icr_wdata.write(icr);
+    r.first = false;
+    r.last_irr = irr;
+    r.prof_en.write(spu_profiling_enabled(u));
+    r.op_valid.write(n >= 32 ? ~0u : (1u << n) - 1);
+    spu_stats ms;
+    spu_get_stats(u, &ms);
+    bool flush = ms.fifo_bytes_now == 0 && r.fifo_level.read() != 0;
+    r.fifo_flush.write(flush);
+    st_.flushes += flush;
+    r.fifo_discard.write((sr & kPmbsrS) != 0);
+    r.lane_lat.write(0);
+    r.lane_len.write(0);
+    wait(SC_ZERO_TIME); // the inputs update, the RTL evaluates,
+    wait(SC_ZERO_TIME); // its combinational `fire` updates
+    const uint32_t fire = r.fire.read();
+    spu_op ops[kLanes];
+    uint16_t len[kLanes] = {};
+    uint64_t lat_bits = 0, len_bits = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        spu_op &op = ops[i];
+        if (!(fire >> i & 1)) {
+            op = spu_op{}; // a member of the population only: never looked at
+            continue;
+        }
+        draw(op);
+        uint32_t lat = op.total_lat;
+        if (lat > 0xFFFF) {
+            lat = 0xFFFF;
+            st_.lat_clamped++;
+        }
+        len[i] = (uint16_t)spu_predict_record_len(u, &op);
+        lat_bits |= (uint64_t)lat << (kLatW * i);
+        len_bits |= (uint64_t)(len[i] & 0xFFF) << (kLenW * i);
+    }
+    r.lane_lat.write(lat_bits);
+    r.lane_len.write(len_bits);
+    wait(r.clk.posedge_event());
+    wait(r.clk.negedge_event()); // the registered outputs have settled
+    spu_ext_cycle ec{};
+    ec.fire = r.fire_q.read();
+    ec.coll = r.coll_q.read();
+    ec.len = len;
+    const uint64_t dr = r.drained.read();
+    ec.drained = (uint32_t)(dr - r.last_drained);
+    r.last_drained = dr;
+    ec.fifo_level = r.fifo_level.read();
+    ec.count = r.count.read();
+    ec.ecount = (uint8_t)r.ecount.read();
+    if (ec.fire != fire)
+        st_.fire_disagree++;
+    spu_cycle_ext(u, ops, n, &ec, nullptr);
+    spu_reg_peek(u, SPU_PMSICR_EL1, &r.last_icr);
+    st_.cycles++;
+    st_.samples += (uint64_t)__builtin_popcount(ec.fire & ~ec.coll);
+    st_.collisions += (uint64_t)__builtin_popcount(ec.coll);
+}
+
+#else // no SystemC RTL in this build
+
+struct SpuRtl::Impl {};
+
+bool SpuRtl::available() { return false; }
+
+std::string SpuRtl::why_not(const spu_config &, uint32_t)
+{
+    return "sampler rtl: this build has no SystemC RTL (ARMPROF_WITHOUT contains rtl-cosim); use sampler: model";
+}
+
+SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &, uint32_t lanes) : sc_module(name), spu_(spu)
+{
+    throw std::invalid_argument(why_not(*spu_get_config(spu.unit()), lanes));
+}
+
+SpuRtl::~SpuRtl() = default;
+void SpuRtl::start() {}
+void SpuRtl::cycle(uint32_t, const std::function<void(spu_op &)> &) {}
+
+#endif
+
+} // namespace armprof

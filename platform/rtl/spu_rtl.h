@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// spu_rtl.h: the Verilated RTL sample interval counter and record FIFO (rtl-cosim, --sc) in place of the SPU model's, for one PE.
+#ifndef ARMPROF_PLATFORM_SPU_RTL_H
+#define ARMPROF_PLATFORM_SPU_RTL_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "armprof/spu.h"
+#include "spu_module.h"
+
+namespace armprof {
+
+/*
+ * The scenario option `spe: {sampler: rtl}`: one Vspu_cosim_top_sc (rtl-cosim/rtl, library
+ * armprof_cosim_sc) per PE, under its own sc_clock of the PE's period, decides which
+ * operations are sampled and which collide, and how many bytes leave the record FIFO at each
+ * edge; the SPU model follows it through its external-sampler hook (spu_cycle_ext(),
+ * capi/armprof/spu.h) and keeps filters, encoder, buffer writer, management events and
+ * registers. Per PE cycle (cycle()), between a falling and the next falling edge:
+ *   inputs from the model: PMSIRR_EL1 / PMSICR_EL1 when software changed them, the enable
+ *   (StatisticalProfilingEnabled()), op_valid for the n lanes, fifo_discard = PMBSR_EL1.S and
+ *   fifo_flush when the model's FIFO is empty and the RTL's is not (a management event
+ *   discarded it or a PSB CSYNC wrote it); then, from the combinational `fire`, the operation
+ *   of each selected lane (`draw`, in lane order, as the transaction-level PE draws one
+ *   workload operation per sample) with its latency (lane_lat) and predicted record length
+ *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
+ *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
+ * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
+ * throws std::invalid_argument.
+ */
+class SpuRtl : public sc_core::sc_module {
+public:
+    static constexpr uint32_t kLanes = 4; // the RTL's W: operations per cycle at most
+
+    // Whether this build has the SystemC RTL.
+    static bool available();
+    // Why a unit of this configuration with `lanes` operations per cycle cannot use the RTL
+    // (no RTL in the build; max_inflight > 8, fifo_bytes > 1024, drain_bytes_per_cycle > 32,
+    // lanes > kLanes: its structural sizes), or "" when it can. Ask before constructing.
+    static std::string why_not(const spu_config &c, uint32_t lanes);
+
+    // Switches the unit to its external sampler (throws std::invalid_argument as why_not()).
+    SpuRtl(sc_core::sc_module_name name, SpuModule &spu, const sc_core::sc_time &period, uint32_t lanes);
+    ~SpuRtl() override;
+
+    // From the PE's thread: the reset pulse (two clock cycles; the model's time does not move).
+    void start();
+    // From the PE's thread: one PE cycle in which n (<= lanes) operations retire; `draw` gives
+    // the operation of each lane the counter selects.
+    void cycle(uint32_t n, const std::function<void(spu_op &)> &draw);
+
+    struct Stats {
+        uint64_t cycles = 0, samples = 0, collisions = 0;
+        uint64_t fire_disagree = 0;   // fire_q after the edge != fire read before it
+        uint64_t lat_clamped = 0;     // latencies above the RTL's 65535
+        uint64_t flushes = 0;         // fifo_flush cycles
+    };
+    const Stats &stats() const { return st_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    SpuModule &spu_;
+    Stats st_;
+};
+
+} // namespace armprof
+
+#endif
