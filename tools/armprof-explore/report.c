@@ -48,7 +48,9 @@ static void human_bytes(char *b, size_t n, double v)
 
 static const char *fmt_metric(char *b, size_t n, double v)
 {
-    if (v == floor(v) && fabs(v) < 9e15)
+    if (isnan(v))
+        snprintf(b, n, "%s", ""); /* not measured */
+    else if (v == floor(v) && fabs(v) < 9e15)
         snprintf(b, n, "%.0f", v);
     else
         snprintf(b, n, "%.6g", v);
@@ -91,11 +93,19 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    /* A metric no point measured (a unit that did not run, a figure the model lacks) has no column. */
+    bool col[EXM__COUNT];
+    for (int m = 0; m < EXM__COUNT; m++) {
+        col[m] = false;
+        for (size_t i = 0; i < sw->npoints && !col[m]; i++)
+            col[m] = !isnan(res[i].m[m]);
+    }
     fprintf(f, "index");
     for (int a = 0; a < sw->naxes; a++)
         fprintf(f, ",%s", ex_param(sw->axes[a].param)->name);
     for (int m = 0; m < EXM__COUNT; m++)
-        fprintf(f, ",%s", ex_metric_name(m));
+        if (col[m])
+            fprintf(f, ",%s", ex_metric_name(m));
     fputc('\n', f);
     char b[48];
     for (size_t i = 0; i < sw->npoints; i++) {
@@ -105,7 +115,8 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
         for (int a = 0; a < sw->naxes; a++)
             fprintf(f, ",%s", ex_param_get((size_t)sw->axes[a].param, &cfg).text);
         for (int m = 0; m < EXM__COUNT; m++)
-            fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
+            if (col[m])
+                fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
         fputc('\n', f);
     }
     if (fclose(f) != 0) {
@@ -121,7 +132,7 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "sweep", sw->name);
     cJSON_AddStringToObject(j, "file", sw->file);
-    cJSON_AddStringToObject(j, "model", "c-level");
+    cJSON_AddStringToObject(j, "model", sw->model == EX_MODEL_PLATFORM ? "platform" : "c-level");
     cJSON *sc = cJSON_AddObjectToObject(j, "scenario");
     ex_point_cfg base;
     ex_point_cfg_default(&base);
@@ -172,8 +183,12 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
                 cJSON_AddStringToObject(pp, name, v->text);
         }
         cJSON *mm = cJSON_AddObjectToObject(pt, "metrics");
-        for (int m = 0; m < EXM__COUNT; m++)
-            cJSON_AddNumberToObject(mm, ex_metric_name(m), res[i].m[m]);
+        for (int m = 0; m < EXM__COUNT; m++) {
+            if (isnan(res[i].m[m]))
+                cJSON_AddNullToObject(mm, ex_metric_name(m)); /* not measured */
+            else
+                cJSON_AddNumberToObject(mm, ex_metric_name(m), res[i].m[m]);
+        }
         cJSON_AddItemToArray(pts, pt);
     }
     cJSON *rl = cJSON_AddArrayToObject(j, "recommendation");
@@ -461,7 +476,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
             rc = -1;
         } else {
-            fprintf(f, "armprof-explore %s (%zu points, C-level model)\n", sw->name, sw->npoints);
+            fprintf(f, "armprof-explore %s (%zu points, %s model)\n", sw->name, sw->npoints,
+                    sw->model == EX_MODEL_PLATFORM ? "platform" : "C-level");
             for (int i = 0; i < nreco; i++)
                 fprintf(f, "%s\n", reco[i]);
             fclose(f);
