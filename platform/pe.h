@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "pmu_agent.h"
+#include "pmu_module.h"
 #include "spe_agent.h"
 #include "spu_module.h"
 #include "workload.h"
@@ -40,6 +43,22 @@ public:
 
     Pe(sc_core::sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent);
 
+    // The PE's PMU and the perf session that counts `events` on it (before elaboration ends):
+    // counting starts before the SPE session and stops at stop_pmu(); the PMU's cycles follow the
+    // SPU's (same clock); PMUIRQ is driven with the PE's time; the SPE freeze level
+    // (PMBLIMITR_EL1.PMFZ) drops when the SPE driver has cleared PMBSR_EL1.S.
+    void attach_pmu(PmuModule &pmu, PmuAgent &agent, std::vector<uint16_t> events)
+    {
+        pmu_ = &pmu;
+        pmu_agent_ = &agent;
+        pmu_events_ = std::move(events);
+    }
+    // False when the PMU has fewer counters than events (the session then counts nothing).
+    bool pmu_counting() const { return pmu_ok_; }
+    // Ends the PMU session once the units are idle (records of the last samples complete after
+    // the SPE session stops, and count SAMPLE_FILTRATE then).
+    void stop_pmu();
+
     bool done() const { return finished_; }
     uint64_t ops_done() const { return done_; }
     sc_core::sc_event finished_event;
@@ -47,12 +66,17 @@ public:
 private:
     void run();
     void sync_irq();
+    void sync_pmu();
 
     Config cfg_;
     SpuModule &spu_;
     SpeAgent &agent_;
     tlm_utils::tlm_quantumkeeper qk_;
     wl_gen gen_;
+    PmuModule *pmu_ = nullptr;
+    PmuAgent *pmu_agent_ = nullptr;
+    std::vector<uint16_t> pmu_events_;
+    bool pmu_ok_ = false;
     uint64_t done_ = 0;
     bool finished_ = false;
 };

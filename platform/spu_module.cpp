@@ -22,6 +22,8 @@ SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
     armprof_host_ops ops{};
     ops.mem_write = &SpuModule::cb_write;
     ops.irq = &SpuModule::cb_irq;
+    ops.event = &SpuModule::cb_event;
+    ops.pmu_freeze = &SpuModule::cb_freeze;
     ops.user = this;
     armprof_err e = spu_open(&cfg, &ops, &spu_);
     if (e != ARMPROF_OK) {
@@ -98,6 +100,20 @@ void SpuModule::on_wake()
 }
 
 void SpuModule::cb_irq(void *user, bool level) { static_cast<SpuModule *>(user)->level_ = level; }
+
+void SpuModule::cb_event(void *user, uint16_t event, uint64_t count)
+{
+    SpuModule *m = static_cast<SpuModule *>(user);
+    if (m->ev_fn_)
+        m->ev_fn_(m->ev_user_, event, count);
+}
+
+void SpuModule::cb_freeze(void *user)
+{
+    SpuModule *m = static_cast<SpuModule *>(user);
+    if (m->fz_fn_)
+        m->fz_fn_(m->ev_user_);
+}
 
 armprof_mem_result SpuModule::cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg)

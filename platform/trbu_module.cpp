@@ -16,6 +16,8 @@ TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time peri
     armprof_host_ops ops{};
     ops.mem_write = &TrbuModule::cb_write;
     ops.irq = &TrbuModule::cb_irq;
+    ops.event = &TrbuModule::cb_event;
+    ops.pmu_freeze = &TrbuModule::cb_freeze;
     ops.user = this;
     armprof_err e = trbu_open(&cfg, &ops, &trbu_);
     if (e != ARMPROF_OK) {
@@ -109,6 +111,20 @@ void TrbuModule::on_wake()
 }
 
 void TrbuModule::cb_irq(void *user, bool level) { static_cast<TrbuModule *>(user)->level_ = level; }
+
+void TrbuModule::cb_event(void *user, uint16_t event, uint64_t count)
+{
+    TrbuModule *m = static_cast<TrbuModule *>(user);
+    if (m->ev_fn_)
+        m->ev_fn_(m->ev_user_, event, count);
+}
+
+void TrbuModule::cb_freeze(void *user)
+{
+    TrbuModule *m = static_cast<TrbuModule *>(user);
+    if (m->fz_fn_)
+        m->fz_fn_(m->ev_user_);
+}
 
 armprof_mem_result TrbuModule::cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                         const armprof_regime *rg)

@@ -46,6 +46,14 @@ public:
     armprof_err reg_read(uint32_t enc, uint64_t *val);
     armprof_err reg_write(uint32_t enc, uint64_t val);
     armprof_err set_pe_context(const armprof_pe_ctx &ctx);
+    // The unit's PMU outputs (armprof_host_ops.event / .pmu_freeze), e.g. a PmuModule's
+    // event_sink / freeze_sink with user = pmu.unit(); nullptr drops them.
+    void connect_pmu(armprof_event_fn event, armprof_pmu_freeze_fn freeze, void *user)
+    {
+        ev_fn_ = event;
+        fz_fn_ = freeze;
+        ev_user_ = user;
+    }
     // Warm reset of the unit (trbu_reset); TRBIRQ follows the reset TRBSR_EL1 at the next flush_irq().
     void reset();
     // TSB CSYNC (the driver's drain before it reads the pointers).
@@ -75,6 +83,8 @@ private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     static void cb_irq(void *user, bool level);
+    static void cb_event(void *user, uint16_t event, uint64_t count);
+    static void cb_freeze(void *user);
     armprof_mem_result write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
     void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     void invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi);
@@ -88,6 +98,9 @@ private:
     tlm::tlm_dmi dmi_;
     armprof_regime dmi_rg_{};
     sc_core::sc_event wake_;
+    armprof_event_fn ev_fn_ = nullptr;
+    armprof_pmu_freeze_fn fz_fn_ = nullptr;
+    void *ev_user_ = nullptr;
     tlm::tlm_generic_payload gp_;
     regime_ext ext_;
     mutable Stats st_;

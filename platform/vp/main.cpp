@@ -129,6 +129,19 @@ cJSON *trbu_json(Platform &p, unsigned i)
     return o;
 }
 
+// PE i's PMU counters as the perf session read them at the end (event name -> count).
+cJSON *pmu_json(Platform &p, unsigned i)
+{
+    cJSON *o = cJSON_CreateObject();
+    PmuAgent &a = p.pmu_agent(i);
+    const std::vector<uint16_t> &ev = p.pmu_events();
+    for (unsigned c = 0; c < ev.size(); c++)
+        cJSON_AddNumberToObject(o, pmu_event_name(ev[c]), (double)a.read(c));
+    cJSON_AddNumberToObject(o, "PMCCNTR_EL0", (double)a.cycles());
+    cJSON_AddNumberToObject(o, "interrupts", (double)p.irqc().assertions(i, p.scenario().pmu.ppi));
+    return o;
+}
+
 } // namespace
 
 int sc_main(int argc, char **argv)
@@ -226,6 +239,11 @@ int sc_main(int argc, char **argv)
             }
         }
     }
+    if (p.has_pmu()) {
+        cJSON *pm = cJSON_AddObjectToObject(root, "pmu");
+        for (unsigned i = 0; i < p.pes(); i++)
+            cJSON_AddItemToObject(pm, ("pe" + std::to_string(i)).c_str(), pmu_json(p, i));
+    }
     cJSON_AddNumberToObject(root, "population_ops", (double)pop);
     cJSON_AddNumberToObject(root, "population_ops_per_host_second", host > 0 ? (double)pop / host : 0);
     const Bus::Stats &bs = p.bus().target_stats(0);
@@ -298,6 +316,14 @@ int sc_main(int argc, char **argv)
             }
         if (more)
             std::printf("    ... and %u more fault reports\n", more);
+    }
+    for (unsigned i = 0; p.has_pmu() && i < p.pes(); i++) {
+        std::printf("  pe%u pmu:", i);
+        const std::vector<uint16_t> &ev = p.pmu_events();
+        for (unsigned c = 0; c < ev.size(); c++)
+            std::printf("%s %s %llu", c ? "," : "", pmu_event_name(ev[c]),
+                        (unsigned long long)p.pmu_agent(i).read(c));
+        std::printf("\n");
     }
     std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
                 (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,

@@ -167,6 +167,13 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 r.err = "trbe: unknown key '" + s + "'";
                 return false;
             });
+        if (k == "pmu")
+            return r.each(v, "pmu", [&](const std::string &s, struct fy_node *w) {
+                if (s == "enabled") return r.boolean(w, s, sc.pmu.enabled);
+                if (s == "ppi") return set_uint(r, w, s, sc.pmu.ppi);
+                r.err = "pmu: unknown key '" + s + "'";
+                return false;
+            });
         if (k == "smmu")
             return r.each(v, "smmu", [&](const std::string &s, struct fy_node *w) {
                 if (s == "stage2") return r.boolean(w, s, sc.stage2);
