@@ -85,9 +85,13 @@ void Pe::run()
         uint64_t step;
         uint64_t k = spu_ops_until_sample(spu);
         if (k == 0) {
-            spu_op op;
-            wl_next(&gen_, &op);
-            spu_retire(spu, &op);
+            if (cfg_.trace) {
+                spu_retire(spu, &cfg_.trace->ops[done_ % cfg_.trace->count]);
+            } else {
+                spu_op op;
+                wl_next(&gen_, &op);
+                spu_retire(spu, &op);
+            }
             step = 1;
         } else {
             // Stop at the unit's next event and at the handler's start.

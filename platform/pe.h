@@ -15,12 +15,14 @@
 #include "pmu_module.h"
 #include "spe_agent.h"
 #include "spu_module.h"
+#include "trace_file.h"
 #include "workload.h"
 
 namespace armprof {
 
 /*
- * One PE: an SC_THREAD that feeds operations from a workload generator to its SPU wrapper at
+ * One PE: an SC_THREAD that feeds operations from a workload generator (or a replayed operation
+ * trace, Config::trace) to its SPU wrapper at
  * `ops_per_cycle`, reporting the unsampled runs with spu_skip() and stopping at each sample and
  * at each event the unit announces (spu_cycles_to_next_event), so the model sees the same
  * stimulus whatever the quantum. Time runs ahead in a tlm_quantumkeeper and is synchronised at
@@ -38,6 +40,9 @@ public:
         uint64_t irq_latency = 2000;          // cycles from PMBIRQ to the handler
         sc_core::sc_time quantum = sc_core::sc_time(1, sc_core::SC_US);
         wl_config wl;
+        // Replay: operation i of the population is trace->ops[i % trace->count] (the synthetic
+        // generator is not used); the caller keeps the trace alive.
+        const wl_trace *trace = nullptr;
         std::function<void(double)> progress; // fraction done, called every ~1%
     };
 

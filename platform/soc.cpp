@@ -39,6 +39,19 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
                     throw std::invalid_argument("spe.ppi, trbe.ppi and pmu.ppi must differ");
         }
     }
+    // The trace is loaded once the scenario checks have passed; every PE replays it.
+    if (!sc_.workload.trace.empty()) {
+        if (sc_.workload.repeat == 0)
+            throw std::invalid_argument("workload.repeat must be >= 1");
+        char err[512];
+        if (wl_trace_load(sc_.workload.trace.c_str(), &trace_, err, sizeof err))
+            throw std::invalid_argument(std::string("workload.trace: ") + err);
+        if (trace_.count > UINT64_MAX / sc_.workload.repeat) {
+            wl_trace_free(&trace_);
+            throw std::invalid_argument("workload: operations * repeat overflow");
+        }
+        sc_.ops = trace_.count * sc_.workload.repeat;
+    }
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
     bus_.reset(new Bus("bus"));
@@ -107,6 +120,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         pc.quantum = sc_time(sc_.quantum_ns, SC_NS);
         wl_config_default(&pc.wl);
         pc.wl.seed = sc_.seed * 1000003u + p;
+        pc.trace = trace();
         pc.progress = [this, p](double f) {
             frac_[p] = f;
             if (progress_) {
@@ -237,7 +251,7 @@ void Platform::Starter::start_of_simulation()
         p->inject(f);
 }
 
-Platform::~Platform() = default;
+Platform::~Platform() { wl_trace_free(&trace_); }
 
 uint64_t Platform::buffer_pa(unsigned pe) const
 {

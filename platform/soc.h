@@ -60,6 +60,13 @@ struct PmuScenario {
     unsigned ppi = PPI_PMUIRQ_DEFAULT;  // PMUIRQ INTID (SBSA: 23)
 };
 
+// The operations each PE retires: the synthetic generator, or a replayed operation-trace file
+// (docs/trace-format.md) `repeat` times, which then sets ops = operations in the file * repeat.
+struct WorkloadScenario {
+    std::string trace;                  // path of the trace file; empty: synthetic generator
+    uint64_t repeat = 1;
+};
+
 struct Scenario {
     unsigned pes = 1;
     uint64_t ops = 20000000;            // population operations per PE
@@ -83,6 +90,7 @@ struct Scenario {
     std::vector<FaultSpec> faults;
     TrbeScenario trbe;
     PmuScenario pmu;
+    WorkloadScenario workload;
     std::string name = "default";
 };
 
@@ -129,6 +137,8 @@ public:
     PmuModule &pmu(unsigned pe) { return *pmus_[pe]; }
     PmuAgent &pmu_agent(unsigned pe) { return *pagents_[pe]; }
     const std::vector<uint16_t> &pmu_events() const { return pmu_events_; }
+    // The replayed trace (scenario workload.trace), or nullptr.
+    const wl_trace *trace() const { return trace_.count ? &trace_ : nullptr; }
     uint64_t buffer_va(unsigned pe) const { return BUF_VA + pe * BUF_VA_STRIDE; }
     uint64_t buffer_pa(unsigned pe) const;
     armprof_regime regime(unsigned pe) const;
@@ -152,6 +162,7 @@ private:
     friend struct Starter;
 
     Scenario sc_;
+    wl_trace trace_{};
     uint64_t s2root_ = 0;
     std::unique_ptr<Starter> starter_;
     std::unique_ptr<Memory> mem_;

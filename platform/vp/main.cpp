@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: armprof-vp, runs a scenario (or the built-in default) on the SystemC virtual platform.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,10 +22,42 @@ void usage()
 {
     std::fprintf(stderr,
                  "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
+                 "       armprof-vp [SCENARIO] --write-trace FILE [--ops N]\n"
                  "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
                  "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
                  "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
-                 "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n");
+                 "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n"
+                 "  --write-trace FILE writes PE 0's synthetic workload (ops operations) as an operation\n"
+                 "  trace (docs/trace-format.md) instead of running; workload.trace replays one.\n");
+}
+
+// PE 0's synthetic workload of the scenario (the generator and seed Platform gives PE 0) as an
+// operation-trace file.
+int write_trace(const Scenario &sc, const std::string &path)
+{
+    wl_config c;
+    wl_config_default(&c);
+    c.seed = sc.seed * 1000003u;
+    wl_gen g;
+    wl_init(&g, &c);
+    FILE *f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "armprof-vp: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    bool ok = wl_trace_write_header(f) == 0;
+    for (uint64_t i = 0; ok && i < sc.ops; i++) {
+        spu_op op;
+        wl_next(&g, &op);
+        ok = wl_trace_write_op(f, &op) == 0;
+    }
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) {
+        std::fprintf(stderr, "armprof-vp: error writing %s\n", path.c_str());
+        return 1;
+    }
+    std::printf("armprof-vp: wrote %llu operations to %s\n", (unsigned long long)sc.ops, path.c_str());
+    return 0;
 }
 
 bool write_file(const std::string &path, const void *data, size_t len)
@@ -147,7 +180,7 @@ cJSON *pmu_json(Platform &p, unsigned i)
 int sc_main(int argc, char **argv)
 {
     Scenario sc;
-    std::string out = "out", file;
+    std::string out = "out", file, trace_out;
     bool vcd = false, quiet = false;
     uint64_t ops_override = 0;
     for (int i = 1; i < argc; i++) {
@@ -156,6 +189,8 @@ int sc_main(int argc, char **argv)
             out = argv[++i];
         else if (a == "--vcd")
             vcd = true;
+        else if (a == "--write-trace" && i + 1 < argc)
+            trace_out = argv[++i];
         else if (a == "--quiet")
             quiet = true;
         else if (a == "--ops" && i + 1 < argc)
@@ -179,6 +214,8 @@ int sc_main(int argc, char **argv)
     }
     if (ops_override)
         sc.ops = ops_override;
+    if (!trace_out.empty())
+        return write_trace(sc, trace_out);
     auto t0 = std::chrono::steady_clock::now();
     Platform *pp;
     try {
@@ -273,6 +310,9 @@ int sc_main(int argc, char **argv)
 
     std::printf("armprof-vp: scenario '%s', %u PE(s), %.3f ms simulated in %.2f s host\n", sc.name.c_str(),
                 sc.pes, sc_time_stamp().to_seconds() * 1e3, host);
+    if (p.trace())
+        std::printf("  workload: replay of %s (%zu operations x %llu)\n", sc.workload.trace.c_str(), p.trace()->count,
+                    (unsigned long long)sc.workload.repeat);
     std::printf("  population ops     %llu (%.1f M/s host)\n", (unsigned long long)pop, host > 0 ? pop / host / 1e6 : 0.0);
     for (unsigned i = 0; i < p.pes(); i++) {
         spu_stats st;

@@ -167,6 +167,21 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 r.err = "trbe: unknown key '" + s + "'";
                 return false;
             });
+        if (k == "workload")
+            return r.each(v, "workload", [&](const std::string &s, struct fy_node *w) {
+                if (s == "trace") {
+                    // Relative to the scenario file's folder.
+                    std::string t = r.scalar(w);
+                    size_t slash = path.rfind('/');
+                    if (!t.empty() && t[0] != '/' && slash != std::string::npos)
+                        t = path.substr(0, slash + 1) + t;
+                    sc.workload.trace = t;
+                    return !t.empty() || (r.err = "workload.trace: empty", false);
+                }
+                if (s == "repeat") return set_uint(r, w, s, sc.workload.repeat);
+                r.err = "workload: unknown key '" + s + "'";
+                return false;
+            });
         if (k == "pmu")
             return r.each(v, "pmu", [&](const std::string &s, struct fy_node *w) {
                 if (s == "enabled") return r.boolean(w, s, sc.pmu.enabled);
