@@ -439,7 +439,8 @@ static int plot_trbe(const ex_sweep *sw, const ex_result *res, const char *dir, 
         for (int k = 0; k < sw->axes[ba].nvals; k++) {
             agg g = aggregate(sw, res, EXM_TRBE_LOST_PCT, ba, bo[k], oa, oo[oi], -1, 0);
             fprintf(d, "%.0f %.9g %.9g %zu\n", sw->axes[ba].vals[bo[k]].d, g.mean, g.max, g.n);
-            per = g.n;
+            if (g.n > per)
+                per = g.n;
         }
         fprintf(d, "\n\n");
     }
