@@ -49,7 +49,10 @@ static void list_params(void)
         char alias[48] = "";
         if (d->alias)
             snprintf(alias, sizeof(alias), " (or %s)", d->alias);
-        printf("  %-24s %s%s%s\n", d->name, d->help, alias, d->seeds ? " [seeds the workload]" : "");
+        char pk[64] = " [not in --model platform]";
+        if (d->platform)
+            snprintf(pk, sizeof(pk), " [platform: %s]", d->platform);
+        printf("  %-24s %s%s%s%s\n", d->name, d->help, alias, d->seeds ? " [seeds the workload]" : "", pk);
     }
     printf("\nmetrics (CSV columns after the swept parameters):\n");
     for (int m = 0; m < EXM__COUNT; m++)
