@@ -303,11 +303,14 @@ static void counter_on_enable(spu_t *spu)
     spu->regs[R_PMSICR_EL1] = ap_field_set(icr, PMSICR_COUNT, count);
 }
 
+static void sample_attrs_update(spu_t *spu);
+
 void spu_reevaluate(spu_t *spu)
 {
     bool was = spu->prof_enabled;
     spu->buf_enabled = buffer_enabled(spu, &spu->regime);
     spu->prof_enabled = profiling_enabled(spu);
+    sample_attrs_update(spu);
     if (spu->prof_enabled && !was)
         counter_on_enable(spu);
 }
@@ -611,9 +614,13 @@ static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
     uint32_t off = spu->fifo_head + fifo_used(spu);
     if (off >= rs)
         off -= rs;
-    uint32_t first = len < rs - off ? len : rs - off;
-    memcpy(spu->fifo_data + off, b, first);
-    memcpy(spu->fifo_data, b + first, len - first);
+    if (len <= rs - off) {
+        memcpy(spu->fifo_data + off, b, len);
+    } else {
+        uint32_t first = rs - off;
+        memcpy(spu->fifo_data + off, b, first);
+        memcpy(spu->fifo_data, b + first, len - first);
+    }
     uint32_t idx = spu->fifo_rhead + spu->fifo_nrec;
     if (idx >= spu->fifo_nrec_cap)
         idx -= spu->fifo_nrec_cap;
@@ -666,9 +673,9 @@ static void fifo_drain(spu_t *spu, uint64_t bytes)
  * Records
  * ============================================================================================= */
 
-static uint16_t saturate(const spu_t *spu, uint32_t v)
+static inline uint16_t saturate(const spu_t *spu, uint32_t v)
 {
-    uint32_t max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
+    uint32_t max = spu->samp.count_max;
     return (uint16_t)(v > max ? max : v);
 }
 
@@ -756,6 +763,18 @@ static bool collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat
     return true;
 }
 
+/* The collection controls as they stand now; every input of them (the PE context, PMSCR_EL1,
+ * PMSCR_EL2 and the owning regime) changes only through spu_reevaluate() or spu_restore(). */
+static void sample_attrs_update(spu_t *spu)
+{
+    spu->samp.context1 = collect_context1(spu);
+    spu->samp.context2 = collect_context2(spu);
+    spu->samp.pa = collect_pa(spu);
+    spu->samp.pc_ns = armprof_pe_security(&spu->ctx) != ARMPROF_SECURE;
+    spu->samp.ts_kind = collect_timestamp(spu);
+    spu->samp.count_max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
+}
+
 static int op_type_of(const spu_op *op)
 {
     switch (op->op_class) {
@@ -793,18 +812,18 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
     r->present = SPE_R_PC | SPE_R_OPTYPE;
     r->pc = op->pc & AP_GENMASK(55, 0);
     r->pc_el = c->el;
-    r->pc_ns = armprof_pe_security(c) != ARMPROF_SECURE;
+    r->pc_ns = spu->samp.pc_ns;
     r->op_class = op->op_class;
     r->op_subclass = op->op_subclass;
-    if (collect_context1(spu)) {
+    if (spu->samp.context1) {
         r->present |= SPE_R_CONTEXT_EL1;
         r->context_el1 = (uint32_t)c->contextidr_el1;
     }
-    if (collect_context2(spu)) {
+    if (spu->samp.context2) {
         r->present |= SPE_R_CONTEXT_EL2;
         r->context_el2 = (uint32_t)c->contextidr_el2;
     }
-    s->ts_kind = collect_timestamp(spu);
+    s->ts_kind = spu->samp.ts_kind;
     if (exc)
         return; /* 2.3.5: armprof records only PC, type, events and time for an exception */
     r->present |= SPE_R_TOTAL_LAT | SPE_R_ISSUE_LAT;
@@ -826,7 +845,7 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
             r->data_va = op->data_va & AP_GENMASK(55, 0);
             r->data_va_tag = (uint8_t)(op->data_va >> 56);
         }
-        if ((op->flags & SPU_OP_HAS_PA) && collect_pa(spu)) {
+        if ((op->flags & SPU_OP_HAS_PA) && spu->samp.pa) {
             r->present |= SPE_R_DATA_PA;
             r->data_pa = op->data_pa & AP_GENMASK(55, 0);
             r->data_pa_ns = op->data_pa_ns;
@@ -924,13 +943,27 @@ static spu_slot *oldest_waiting(spu_t *spu, bool *blocked_by_incomplete)
 static void accept_completed(spu_t *spu)
 {
     if (spu->next_complete <= spu->now) {
-        for (uint32_t k = 0; k < spu->inflight; k++) {
-            spu_slot *s = slot_at(spu, k);
-            if (!s->completed && s->complete_at <= spu->now)
-                complete_slot(spu, s);
+        /* One pass in sampling order: capture what is due, and find the next completion among
+         * the rest (the ring index wraps by compare, not by a modulo per slot). */
+        uint64_t m = UINT64_MAX;
+        const uint64_t now = spu->now;
+        uint32_t i = spu->slot_head;
+        const uint32_t cap = spu->cfg.max_inflight;
+        for (uint32_t k = spu->inflight; k; k--) {
+            spu_slot *s = &spu->slots[i];
+            if (!s->completed) {
+                if (s->complete_at <= now)
+                    complete_slot(spu, s);
+                else if (s->complete_at < m)
+                    m = s->complete_at;
+            }
+            if (++i == cap)
+                i = 0;
         }
-        recompute_next_complete(spu);
+        spu->next_complete = m;
     }
+    if (!spu->inflight || !spu->slots[spu->slot_head].completed)
+        return; /* nothing waits for the FIFO */
     for (;;) {
         bool blocked;
         spu_slot *s = oldest_waiting(spu, &blocked);
@@ -1317,6 +1350,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         *spu = *t;
         spu->buf_enabled = buffer_enabled(spu, &spu->regime);
         spu->prof_enabled = profiling_enabled(spu);
+        sample_attrs_update(spu);
         recompute_next_complete(spu);
     }
     free(t); free(slots); free(fd); free(fr); free(sb);

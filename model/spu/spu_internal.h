@@ -159,6 +159,16 @@ struct spu {
     uint64_t unit_ptr;        /* PMBPTR_EL1 as the unit last left it */
     bool ptr_checked;         /* the current PMBPTR_EL1 value passed the checks */
 
+    /* What every sampled record takes from the PE context and PMSCR_EL1/EL2 (§3.3.1), worked
+     * out by spu_reevaluate() after each change of them instead of once per sample. */
+    struct {
+        bool context1, context2;   /* CollectContext(): CONTEXTIDR_EL1 / _EL2 packets */
+        bool pa;                   /* CollectPhysicalAddress() */
+        bool pc_ns;                /* the PE is not in Secure state */
+        uint8_t ts_kind;           /* CollectTimeStamp(): 0 none, 1 virtual, 2 physical */
+        uint16_t count_max;        /* saturation value of the CountSize counters */
+    } samp;
+
     spu_stats st;
     spu_record_fn rec_hook;
     void *rec_hook_user;
