@@ -159,6 +159,19 @@ cJSON *trbu_json(Platform &p, unsigned i)
     cJSON_AddNumberToObject(ag, "spurious", (double)as.spurious);
     cJSON_AddNumberToObject(ag, "pad_bytes", (double)as.pad_bytes);
     cJSON_AddNumberToObject(ag, "bytes_dumped", (double)as.bytes_copied + (double)as.pad_bytes);
+    cJSON_AddBoolToObject(ag, "stopped_on_fault", as.permanent != 0);
+    if (as.permanent) {
+        const TrbeAgent::Event &e = p.trbe_agent(i).permanent_fault();
+        cJSON *pf = cJSON_AddObjectToObject(ag, "permanent_fault");
+        // TRBSR_EL1 has PMBSR_EL1's EC [31:26], EA [18] and FSC [5:0]: the same kind names.
+        cJSON_AddNumberToObject(pf, "at_ns", (double)e.when_ns);
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)e.trbsr);
+        cJSON_AddStringToObject(pf, "TRBSR_EL1", hex);
+        std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)e.trbptr);
+        cJSON_AddStringToObject(pf, "TRBPTR_EL1", hex);
+        cJSON_AddStringToObject(pf, "kind", SpeAgent::fault_kind(e.trbsr).c_str());
+    }
     return o;
 }
 
@@ -356,6 +369,13 @@ int sc_main(int argc, char **argv)
             }
         if (more)
             std::printf("    ... and %u more fault reports\n", more);
+        if (as.permanent) {
+            const TrbeAgent::Event &e = p.trbe_agent(i).permanent_fault();
+            std::printf("    driver stopped: permanent fault (%s) at %llu ns, TRBSR_EL1=0x%llx TRBPTR_EL1=0x%llx; "
+                        "trace after it not collected\n",
+                        SpeAgent::fault_kind(e.trbsr).c_str(), (unsigned long long)e.when_ns,
+                        (unsigned long long)e.trbsr, (unsigned long long)e.trbptr);
+        }
     }
     for (unsigned i = 0; p.has_pmu() && i < p.pes(); i++) {
         std::printf("  pe%u pmu:", i);
