@@ -94,21 +94,34 @@ static const uint32_t drop_order[] = {
     SPE_R_EVENTS, SPE_R_OPTYPE, SPE_R_PC,
 };
 
+/* Packet sizes of the fixed-size parts, four SPE_R_* bits at a time: bits [3:0] are the four
+ * Address packets (9 bytes each), bits [7:4] Context EL1/EL2 (5) and Counter total/issue (3). */
+#define SPE_SZ4(b0, b1, b2, b3, v)                                                         \
+    (uint8_t)((((v) & 1) ? (b0) : 0) + (((v) & 2) ? (b1) : 0) + (((v) & 4) ? (b2) : 0) +   \
+              (((v) & 8) ? (b3) : 0))
+#define SPE_SZ4_ROW(b0, b1, b2, b3)                                                        \
+    { SPE_SZ4(b0, b1, b2, b3, 0), SPE_SZ4(b0, b1, b2, b3, 1), SPE_SZ4(b0, b1, b2, b3, 2),    \
+      SPE_SZ4(b0, b1, b2, b3, 3), SPE_SZ4(b0, b1, b2, b3, 4), SPE_SZ4(b0, b1, b2, b3, 5),    \
+      SPE_SZ4(b0, b1, b2, b3, 6), SPE_SZ4(b0, b1, b2, b3, 7), SPE_SZ4(b0, b1, b2, b3, 8),    \
+      SPE_SZ4(b0, b1, b2, b3, 9), SPE_SZ4(b0, b1, b2, b3, 10), SPE_SZ4(b0, b1, b2, b3, 11),  \
+      SPE_SZ4(b0, b1, b2, b3, 12), SPE_SZ4(b0, b1, b2, b3, 13), SPE_SZ4(b0, b1, b2, b3, 14), \
+      SPE_SZ4(b0, b1, b2, b3, 15) }
+static const uint8_t size_addr[16] = SPE_SZ4_ROW(9, 9, 9, 9);   /* PC, TARGET, DATA_VA, DATA_PA */
+static const uint8_t size_ctx_cnt[16] = SPE_SZ4_ROW(5, 5, 3, 3); /* CONTEXT_EL1/EL2, TOTAL/ISSUE_LAT */
+#undef SPE_SZ4_ROW
+#undef SPE_SZ4
+
 /* Unpadded size of the record with parts `p` (SPE_R_EVENTS in `p` means: write an Events packet). */
 static inline size_t raw_size(const spe_record *r, const spe_format_cfg *cfg, uint32_t p)
 {
-    size_t n = 0;
-    if (p & SPE_R_PC)          n += 9;
-    if (p & SPE_R_CONTEXT_EL1) n += 5;
-    if (p & SPE_R_CONTEXT_EL2) n += 5;
+    _Static_assert(SPE_R_PC == 1u && SPE_R_TARGET == 2u && SPE_R_DATA_VA == 4u && SPE_R_DATA_PA == 8u &&
+                       SPE_R_CONTEXT_EL1 == 16u && SPE_R_CONTEXT_EL2 == 32u && SPE_R_TOTAL_LAT == 64u &&
+                       SPE_R_ISSUE_LAT == 128u,
+                   "size tables follow the SPE_R_* bit order");
+    size_t n = (size_t)size_addr[p & 0xFu] + size_ctx_cnt[(p >> 4) & 0xFu];
+    if (p & SPE_R_XLAT_LAT)    n += 3;
     if (p & SPE_R_OPTYPE)      n += 2;
     if (p & SPE_R_EVENTS)      n += 1 + (1u << events_sz(r->events));
-    if (p & SPE_R_TOTAL_LAT)   n += 3;
-    if (p & SPE_R_ISSUE_LAT)   n += 3;
-    if (p & SPE_R_XLAT_LAT)    n += 3;
-    if (p & SPE_R_TARGET)      n += 9;
-    if (p & SPE_R_DATA_VA)     n += 9;
-    if (p & SPE_R_DATA_PA)     n += 9;
     if (p & SPE_R_DATA_SOURCE) n += 1 + (1u << ds_sz(r, cfg));
     n += (p & SPE_R_TIMESTAMP) ? 9 : 1;
     return n;

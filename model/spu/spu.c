@@ -147,6 +147,9 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
     ap_reg_reset(&spu->rf, true);
     ap_rng_seed(&spu->rng, cfg->rng_seed);
     spu->next_complete = UINT64_MAX;
+    spu->slot_shift = cfg->max_size;
+    spu->fmt = (spe_format_cfg){ .max_size = cfg->max_size, .align = cfg->align,
+                                 .count_size = cfg->count_size };
     spu_reevaluate(spu);
     *out = spu;
     return ARMPROF_OK;
@@ -867,7 +870,7 @@ static uint64_t timestamp_now(const spu_t *spu, uint8_t kind)
 
 static inline uint8_t *slot_bytes(spu_t *spu, const spu_slot *s)
 {
-    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->cfg.max_size);
+    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->slot_shift);
 }
 
 /* The sampled operation in slot s completes: capture, filter, encode. */
@@ -886,10 +889,8 @@ static void complete_slot(spu_t *spu, spu_slot *s)
         r->present |= SPE_R_TIMESTAMP;
         r->timestamp = spu->ctx.timer_enabled ? timestamp_now(spu, s->ts_kind) : 0;
     }
-    spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
-                          .count_size = spu->cfg.count_size };
     uint8_t *b = slot_bytes(spu, s);
-    size_t n = spe_encode(r, &fc, b, (size_t)1 << spu->cfg.max_size);
+    size_t n = spe_encode(r, &spu->fmt, b, (size_t)1 << spu->slot_shift);
     s->len = (uint16_t)n;
     if (spu->rec_hook)
         spu->rec_hook(spu->rec_hook_user, r, b, n);
@@ -949,16 +950,33 @@ static void accept_completed(spu_t *spu)
         const uint64_t now = spu->now;
         uint32_t i = spu->slot_head;
         const uint32_t cap = spu->cfg.max_inflight;
-        for (uint32_t k = spu->inflight; k; k--) {
-            spu_slot *s = &spu->slots[i];
-            if (!s->completed) {
-                if (s->complete_at <= now)
+        if (spu->complete_in_order) {
+            /* Completed slots are a prefix and the rest complete in ring order: stop at the
+             * first one not yet due, which is also the next completion. */
+            for (uint32_t k = spu->inflight; k; k--) {
+                spu_slot *s = &spu->slots[i];
+                if (!s->completed) {
+                    if (s->complete_at > now) {
+                        m = s->complete_at;
+                        break;
+                    }
                     complete_slot(spu, s);
-                else if (s->complete_at < m)
-                    m = s->complete_at;
+                }
+                if (++i == cap)
+                    i = 0;
             }
-            if (++i == cap)
-                i = 0;
+        } else {
+            for (uint32_t k = spu->inflight; k; k--) {
+                spu_slot *s = &spu->slots[i];
+                if (!s->completed) {
+                    if (s->complete_at <= now)
+                        complete_slot(spu, s);
+                    else if (s->complete_at < m)
+                        m = s->complete_at;
+                }
+                if (++i == cap)
+                    i = 0;
+            }
         }
         spu->next_complete = m;
     }
@@ -1080,12 +1098,21 @@ uint64_t spu_skip(spu_t *spu, uint64_t n)
     return k;
 }
 
-static spu_op_result retire_one(spu_t *spu, const spu_op *op)
+/* The counter step of most operations: COUNT != 0, no ECOUNT running and no sample pending, so
+ * counter_tick() would only decrement COUNT. False (nothing changed) otherwise. */
+static inline bool counter_step_plain(spu_t *spu)
 {
-    if (!spu->prof_enabled)
-        return SPU_OP_NOT_COUNTED;
-    spu->st.population++;
-    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    if (spu->sample_pending || !ap_field_get(PMSICR_COUNT, icr) ||
+        (spu->cfg.ernd && ap_field_get(PMSICR_ECOUNT, icr)))
+        return false;
+    spu->regs[R_PMSICR_EL1] = icr - 1; /* COUNT is bits [31:0] and not zero: no borrow */
+    return true;
+}
+
+/* The counter step that may select the operation, then slot admission (§3.1.4). */
+static spu_op_result retire_tick(spu_t *spu, const spu_op *op)
+{
     if (!counter_tick(spu))
         return SPU_OP_COUNTED;
     if (spu->inflight >= spu->cfg.max_inflight) {
@@ -1104,11 +1131,27 @@ static spu_op_result retire_one(spu_t *spu, const spu_op *op)
     s->len = 0;
     s->seq = spu->next_seq++;
     s->complete_at = spu->now + op->total_lat;
+    if (!spu->inflight)
+        spu->complete_in_order = true;
+    else if (s->complete_at < spu->last_complete_at)
+        spu->complete_in_order = false;
+    spu->last_complete_at = s->complete_at;
     spu->inflight++;
     build_record(spu, op, s);
     if (s->complete_at < spu->next_complete)
         spu->next_complete = s->complete_at;
     return SPU_OP_SAMPLED;
+}
+
+static inline spu_op_result retire_one(spu_t *spu, const spu_op *op)
+{
+    if (!spu->prof_enabled)
+        return SPU_OP_NOT_COUNTED;
+    spu->st.population++;
+    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    if (counter_step_plain(spu))
+        return SPU_OP_COUNTED;
+    return retire_tick(spu, op);
 }
 
 spu_op_result spu_retire(spu_t *spu, const spu_op *op)
@@ -1122,12 +1165,14 @@ spu_op_result spu_retire(spu_t *spu, const spu_op *op)
  * Time
  * ============================================================================================= */
 
-/* One clock edge: drain, then accept completed records; time moves on by one cycle. */
-static void edge(spu_t *spu)
+/* One clock edge: drain, then accept completed records; time moves on by one cycle. An edge with
+ * nothing draining, nothing completing and nothing waiting for FIFO room only counts time. */
+static inline void edge(spu_t *spu)
 {
     if (spu->fifo_nrec && !spu->drain_stall)
         fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
-    accept_completed(spu);
+    if (spu->next_complete <= spu->now || (spu->inflight && spu->slots[spu->slot_head].completed))
+        accept_completed(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
     spu->now++;
@@ -1351,6 +1396,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         spu->buf_enabled = buffer_enabled(spu, &spu->regime);
         spu->prof_enabled = profiling_enabled(spu);
         sample_attrs_update(spu);
+        spu->complete_in_order = false; /* not known: the full scan */
         recompute_next_complete(spu);
     }
     free(t); free(slots); free(fd); free(fr); free(sb);

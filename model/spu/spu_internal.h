@@ -143,6 +143,11 @@ struct spu {
     uint32_t slot_head;       /* the oldest occupied slot */
     uint32_t inflight;
     uint64_t next_complete;   /* earliest complete_at of an incomplete slot, UINT64_MAX if none */
+    uint64_t last_complete_at; /* complete_at of the youngest slot */
+    bool complete_in_order;   /* complete_at never decreases from the oldest slot to the youngest:
+                               * they complete in sampling order (derived; false is always safe) */
+    uint8_t slot_shift;       /* max_size: each slot's record bytes are 1 << slot_shift apart */
+    spe_format_cfg fmt;       /* the record layout PMSIDR_EL1 and PMBIDR_EL1 describe */
 
     /* Record FIFO: a byte ring plus a ring of record descriptors. */
     uint8_t *fifo_data;
