@@ -2,7 +2,9 @@
 // bench_platform.cpp: population ops per host second of the default scenario, SPU buffer writes per second (DMI + quantum keeper) and a bare TLM DMI write loop as yardstick.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -14,7 +16,7 @@ using namespace sc_core;
 
 namespace {
 
-constexpr uint64_t WRITES = 20000000;
+uint64_t WRITES = 20000000;
 
 double now_s()
 {
@@ -25,6 +27,7 @@ double now_s()
 // the same count of 64-byte memcpy's into a DMI pointer, each with a quantum keeper.
 struct WriteBench : sc_module {
     Platform *p = nullptr;
+    bool do_port = true, do_bare = true;
     sc_event go;
     double port_rate = 0, bare_rate = 0;
     SC_HAS_PROCESS(WriteBench);
@@ -41,7 +44,7 @@ struct WriteBench : sc_module {
         qk.reset();
         double t0 = now_s();
         uint64_t off = 0, bad = 0;
-        for (uint64_t i = 0; i < WRITES; i++) {
+        for (uint64_t i = 0; do_port && i < WRITES; i++) {
             if (s.port_write(base + off, rec, 64, rg).status != ARMPROF_MEM_OK)
                 bad++;
             off = (off + 64) % size;
@@ -49,7 +52,7 @@ struct WriteBench : sc_module {
             if (qk.need_sync())
                 qk.sync();
         }
-        port_rate = WRITES / (now_s() - t0);
+        port_rate = do_port ? WRITES / (now_s() - t0) : 0;
         if (bad)
             std::printf("  (%llu writes failed)\n", (unsigned long long)bad);
         // Yardstick: the DMI pointer of the same memory, no wrapper, no translation.
@@ -61,27 +64,51 @@ struct WriteBench : sc_module {
         qk.reset();
         t0 = now_s();
         off = 0;
-        for (uint64_t i = 0; i < WRITES; i++) {
+        for (uint64_t i = 0; do_bare && i < WRITES; i++) {
             std::memcpy(ptr + off, rec, 64);
             off = (off + 64) % size;
             qk.inc(sc_time(1, SC_NS));
             if (qk.need_sync())
                 qk.sync();
         }
-        bare_rate = WRITES / (now_s() - t0);
+        bare_rate = do_bare ? WRITES / (now_s() - t0) : 0;
         sc_stop();
     }
 };
 
 } // namespace
 
-int sc_main(int, char **)
+// bench-platform: all figures. bench-platform --loop port|bare [--writes N]: only that write
+// loop (after a short default scenario that sets up translation and DMI), for timing the two
+// processes against each other from outside (farm-bench ... --vs).
+int sc_main(int argc, char **argv)
 {
+    std::string loop;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--loop" && i + 1 < argc && (std::string(argv[i + 1]) == "port" || std::string(argv[i + 1]) == "bare"))
+            loop = argv[++i];
+        else if (a == "--writes" && i + 1 < argc)
+            WRITES = std::strtoull(argv[++i], nullptr, 0);
+        else {
+            std::fprintf(stderr, "usage: bench-platform [--loop port|bare] [--writes N]\n");
+            return 2;
+        }
+    }
     Scenario sc; // the built-in default scenario, longer
-    sc.ops = 500000000;
+    sc.ops = loop.empty() ? 500000000 : 1000000;
     Platform p(sc);
     WriteBench wb("write_bench");
     wb.p = &p;
+    if (!loop.empty()) {
+        wb.do_port = loop == "port";
+        wb.do_bare = loop == "bare";
+        p.run();
+        wb.go.notify(SC_ZERO_TIME);
+        sc_start();
+        std::printf("%s loop: %.1f M writes/s\n", loop.c_str(), (loop == "port" ? wb.port_rate : wb.bare_rate) / 1e6);
+        return 0;
+    }
     double t0 = now_s();
     p.run();
     double host = now_s() - t0;
