@@ -225,6 +225,10 @@ int sc_main(int argc, char **argv)
             return 2;
         }
     }
+    if (ops_override && trace_out.empty() && !sc.workload.trace.empty()) {
+        std::fprintf(stderr, "armprof-vp: --ops does not apply to a trace replay (workload.repeat sets the length)\n");
+        return 2;
+    }
     if (ops_override)
         sc.ops = ops_override;
     if (!trace_out.empty())

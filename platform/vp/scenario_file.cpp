@@ -118,11 +118,12 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         return false;
     }
     Reader r;
+    bool ops_key = false;
     struct fy_node *root = fy_document_root(fyd);
     bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
         if (k == "name") { sc.name = r.scalar(v); return true; }
         if (k == "pes") return set_uint(r, v, k, sc.pes);
-        if (k == "ops") return set_uint(r, v, k, sc.ops);
+        if (k == "ops") { ops_key = true; return set_uint(r, v, k, sc.ops); }
         if (k == "ops_per_cycle") return set_uint(r, v, k, sc.ops_per_cycle);
         if (k == "clock_ns") return r.dbl(v, k, sc.clock_ns);
         if (k == "quantum_ns") return r.dbl(v, k, sc.quantum_ns);
@@ -227,6 +228,10 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         return false;
     });
     fy_document_destroy(fyd);
+    if (ok && ops_key && !sc.workload.trace.empty()) {
+        r.err = "ops: not used with workload.trace (a replay runs lines * workload.repeat operations)";
+        ok = false;
+    }
     if (!ok)
         err = path + ": " + (r.err.empty() ? "empty document" : r.err);
     return ok;
