@@ -63,6 +63,41 @@ inline void reg_socket_access(Module &m, tlm::tlm_generic_payload &trans)
                                                         : tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 
+/*
+ * The PMU outputs of a unit wrapper: the unit's armprof_host_ops.event / .pmu_freeze (whose
+ * user is the wrapper) forwarded to what connect_pmu() names, e.g. a PmuModule's event_sink /
+ * freeze_sink with user = pmu.unit(). Unconnected, they are dropped.
+ */
+class PmuOutputs {
+public:
+    void connect_pmu(armprof_event_fn event, armprof_pmu_freeze_fn freeze, void *user)
+    {
+        ev_fn_ = event;
+        fz_fn_ = freeze;
+        ev_user_ = user;
+    }
+
+protected:
+    // For armprof_host_ops with user = the Module (which derives from PmuOutputs).
+    template <class Module> static void cb_event(void *user, uint16_t event, uint64_t count)
+    {
+        PmuOutputs *o = static_cast<Module *>(user);
+        if (o->ev_fn_)
+            o->ev_fn_(o->ev_user_, event, count);
+    }
+    template <class Module> static void cb_freeze(void *user)
+    {
+        PmuOutputs *o = static_cast<Module *>(user);
+        if (o->fz_fn_)
+            o->fz_fn_(o->ev_user_);
+    }
+
+private:
+    armprof_event_fn ev_fn_ = nullptr;
+    armprof_pmu_freeze_fn fz_fn_ = nullptr;
+    void *ev_user_ = nullptr;
+};
+
 } // namespace armprof
 
 #endif

@@ -27,6 +27,31 @@ void Pe::sync_irq()
     spu_.flush_irq();
 }
 
+// The PMU counts the PE's cycles: bring it to the SPU's cycle count, then drive PMUIRQ.
+void Pe::sync_pmu()
+{
+    pmu_t *pm = pmu_->unit();
+    uint64_t s = spu_now(spu_.unit()), m = pmu_now(pm);
+    if (s > m)
+        pmu_advance(pm, s - m);
+    if (pmu_->irq_changed()) {
+        qk_.set(spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME);
+        qk_.sync();
+        pmu_->flush_irq();
+    }
+}
+
+void Pe::stop_pmu()
+{
+    if (!pmu_)
+        return;
+    // Outside the PE's thread: no quantum keeper here, the PMU only catches up in cycles.
+    uint64_t s = spu_now(spu_.unit()), m = pmu_now(pmu_->unit());
+    if (s > m)
+        pmu_advance(pmu_->unit(), s - m);
+    pmu_agent_->stop();
+}
+
 void Pe::run()
 {
     if (cfg_.rtl)
@@ -37,6 +62,8 @@ void Pe::run()
         finished_event.notify(SC_ZERO_TIME);
         return;
     }
+    if (pmu_)
+        pmu_ok_ = pmu_agent_->start(pmu_events_);
     agent_.start();
     sync_irq();
     const uint64_t rate = cfg_.ops_per_cycle;
@@ -51,6 +78,8 @@ void Pe::run()
         if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
             agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
             irq = spu_.irq_level();
+            if (pmu_ && !irq)
+                pmu_set_spe_freeze(pmu_->unit(), false); // PMBSR_EL1.S cleared: SPEFreezeOnEvent ends
             sync_irq();
             continue;
         }
@@ -58,9 +87,13 @@ void Pe::run()
         uint64_t step;
         uint64_t k = spu_ops_until_sample(spu);
         if (k == 0) {
-            spu_op op;
-            wl_next(&gen_, &op);
-            spu_retire(spu, &op);
+            if (cfg_.trace) {
+                spu_retire(spu, &cfg_.trace->ops[done_ % cfg_.trace->count]);
+            } else {
+                spu_op op;
+                wl_next(&gen_, &op);
+                spu_retire(spu, &op);
+            }
             step = 1;
         } else {
             // Stop at the unit's next event and at the handler's start.
@@ -85,8 +118,11 @@ void Pe::run()
                 step = 1;
         }
         uint64_t cycles = (done_ + step) / rate - done_ / rate;
-        if (cycles)
+        if (cycles) {
             spu_advance(spu, cycles);
+            if (pmu_)
+                sync_pmu();
+        }
         done_ += step;
         sync_irq();
         sc_time ahead = spu_.model_time() - sc_time_stamp();
@@ -101,6 +137,8 @@ void Pe::run()
     // The session ends as arm_spe_pmu_stop() ends it.
     agent_.stop();
     sync_irq();
+    if (pmu_)
+        sync_pmu();
     qk_.sync();
     spu_.reschedule();
     finished_ = true;

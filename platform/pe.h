@@ -6,12 +6,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "pmu_agent.h"
+#include "pmu_module.h"
 #include "spe_agent.h"
 #include "spu_module.h"
+#include "trace_file.h"
 #include "workload.h"
 
 namespace armprof {
@@ -19,7 +23,8 @@ namespace armprof {
 class SpuRtl;
 
 /*
- * One PE: an SC_THREAD that feeds operations from a workload generator to its SPU wrapper at
+ * One PE: an SC_THREAD that feeds operations from a workload generator (or a replayed operation
+ * trace, Config::trace) to its SPU wrapper at
  * `ops_per_cycle`, reporting the unsampled runs with spu_skip() and stopping at each sample and
  * at each event the unit announces (spu_cycles_to_next_event), so the model sees the same
  * stimulus whatever the quantum. Time runs ahead in a tlm_quantumkeeper and is synchronised at
@@ -37,11 +42,30 @@ public:
         uint64_t irq_latency = 2000;          // cycles from PMBIRQ to the handler
         sc_core::sc_time quantum = sc_core::sc_time(1, sc_core::SC_US);
         wl_config wl;
+        // Replay: operation i of the population is trace->ops[i % trace->count] (the synthetic
+        // generator is not used); the caller keeps the trace alive.
+        const wl_trace *trace = nullptr;
         std::function<void(double)> progress; // fraction done, called every ~1%
         SpuRtl *rtl = nullptr;                // spe.sampler rtl: clocked against it (rtl/pe_rtl.cpp)
     };
 
     Pe(sc_core::sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent);
+
+    // The PE's PMU and the perf session that counts `events` on it (before elaboration ends):
+    // counting starts before the SPE session and stops at stop_pmu(); the PMU's cycles follow the
+    // SPU's (same clock); PMUIRQ is driven with the PE's time; the SPE freeze level
+    // (PMBLIMITR_EL1.PMFZ) drops when the SPE driver has cleared PMBSR_EL1.S.
+    void attach_pmu(PmuModule &pmu, PmuAgent &agent, std::vector<uint16_t> events)
+    {
+        pmu_ = &pmu;
+        pmu_agent_ = &agent;
+        pmu_events_ = std::move(events);
+    }
+    // False when the PMU has fewer counters than events (the session then counts nothing).
+    bool pmu_counting() const { return pmu_ok_; }
+    // Ends the PMU session once the units are idle (records of the last samples complete after
+    // the SPE session stops, and count SAMPLE_FILTRATE then).
+    void stop_pmu();
 
     bool done() const { return finished_; }
     uint64_t ops_done() const { return done_; }
@@ -51,12 +75,17 @@ private:
     void run();
     void run_rtl();
     void sync_irq();
+    void sync_pmu();
 
     Config cfg_;
     SpuModule &spu_;
     SpeAgent &agent_;
     tlm_utils::tlm_quantumkeeper qk_;
     wl_gen gen_;
+    PmuModule *pmu_ = nullptr;
+    PmuAgent *pmu_agent_ = nullptr;
+    std::vector<uint16_t> pmu_events_;
+    bool pmu_ok_ = false;
     uint64_t done_ = 0;
     bool finished_ = false;
 };

@@ -41,6 +41,8 @@ public:
 
     void advance_to(const sc_core::sc_time &t);
     sc_core::sc_time model_time() const { return period_ * (double)pmu_now(pmu_); }
+    bool irq_level() const { return level_; }
+    bool irq_changed() const { return level_ != driven_; }
     void flush_irq();
     void reschedule();
 

@@ -25,6 +25,33 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         if (tb.tm != TRBU_TM_STOP && tb.tm != TRBU_TM_IRQ && tb.tm != TRBU_TM_IGNORE)
             throw std::invalid_argument("trbe.tm: 0 (Stop), 1 (IRQ) or 3 (Ignore)");
     }
+    {
+        std::vector<unsigned> ppis = {sc_.ppi_pmbirq};
+        if (tb.enabled)
+            ppis.push_back(tb.ppi);
+        if (sc_.pmu.enabled)
+            ppis.push_back(sc_.pmu.ppi);
+        for (size_t i = 0; i < ppis.size(); i++) {
+            if (ppis[i] < 16 || ppis[i] > 31)
+                throw std::invalid_argument("PPI INTIDs are 16..31 (spe.ppi, trbe.ppi, pmu.ppi)");
+            for (size_t j = 0; j < i; j++)
+                if (ppis[i] == ppis[j])
+                    throw std::invalid_argument("spe.ppi, trbe.ppi and pmu.ppi must differ");
+        }
+    }
+    // The trace is loaded once the scenario checks have passed; every PE replays it.
+    if (!sc_.workload.trace.empty()) {
+        if (sc_.workload.repeat == 0)
+            throw std::invalid_argument("workload.repeat must be >= 1");
+        char err[512];
+        if (wl_trace_load(sc_.workload.trace.c_str(), &trace_, err, sizeof err))
+            throw std::invalid_argument(std::string("workload.trace: ") + err);
+        if (trace_.count > UINT64_MAX / sc_.workload.repeat) {
+            wl_trace_free(&trace_);
+            throw std::invalid_argument("workload: operations * repeat overflow");
+        }
+        sc_.ops = trace_.count * sc_.workload.repeat;
+    }
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
     bus_.reset(new Bus("bus"));
@@ -35,6 +62,10 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     if (tb.enabled) // TRBIRQ of PE p is line pes + p
         for (unsigned p = 0; p < sc_.pes; p++)
             lines.push_back({p, tb.ppi, "TRBIRQ" + std::to_string(p)});
+    size_t pmu_line = lines.size();
+    if (sc_.pmu.enabled) // then PMUIRQ of PE p
+        for (unsigned p = 0; p < sc_.pes; p++)
+            lines.push_back({p, sc_.pmu.ppi, "PMUIRQ" + std::to_string(p)});
     irqc_.reset(new IrqCtrl("irqc", lines));
     smmu_->isock.bind(bus_->tsock);
     bus_->isock.bind(mem_->socket);
@@ -96,6 +127,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         pc.quantum = sc_time(sc_.quantum_ns, SC_NS);
         wl_config_default(&pc.wl);
         pc.wl.seed = sc_.seed * 1000003u + p;
+        pc.trace = trace();
         pc.progress = [this, p](double f) {
             frac_[p] = f;
             if (progress_) {
@@ -114,6 +146,8 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     }
     if (tb.enabled)
         build_trbe(clk);
+    if (sc_.pmu.enabled)
+        build_pmu(clk, pmu_line);
     build_tables();
     starter_.reset(new Starter("starter", this));
 }
@@ -171,6 +205,42 @@ void Platform::build_trbe(const sc_time &clk)
     }
 }
 
+// One PMU per PE, counting the SPU's (and TRBU's) events as a perf session programs it: the
+// units' armprof_host_ops.event / .pmu_freeze go to the PMU of their PE.
+void Platform::build_pmu(const sc_time &clk, size_t first_line)
+{
+    pmu_events_ = {ARMPROF_EV_SAMPLE_POP, ARMPROF_EV_SAMPLE_FEED, ARMPROF_EV_SAMPLE_FILTRATE,
+                   ARMPROF_EV_SAMPLE_COLLISION};
+    if (sc_.trbe.enabled)
+        pmu_events_.push_back(ARMPROF_EV_TRB_WRAP);
+    pmu_events_.push_back(PMU_EV_CPU_CYCLES);
+    for (unsigned p = 0; p < sc_.pes; p++) {
+        pmu_config cfg;
+        pmu_config_default(&cfg);
+        if (cfg.num_counters < pmu_events_.size())
+            cfg.num_counters = (uint8_t)pmu_events_.size();
+        std::string n = "pmu" + std::to_string(p);
+        pmus_.emplace_back(new PmuModule(n.c_str(), cfg, clk));
+        PmuModule &m = *pmus_.back();
+        pmuirq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("pmuirq" + std::to_string(p)).c_str()));
+        m.irq.bind(*pmuirq_sigs_.back());
+        irqc_->lines[first_line + p].bind(*pmuirq_sigs_.back());
+        armprof_pe_ctx ctx;
+        armprof_pe_ctx_default(&ctx);
+        ctx.el = 1;
+        ctx.hcr_vm = sc_.stage2;
+        ctx.contextidr_el1 = 0x100 + p;
+        m.set_pe_context(ctx);
+        spus_[p]->connect_pmu(PmuModule::event_sink, PmuModule::freeze_sink, m.unit());
+        if (sc_.trbe.enabled)
+            trbus_[p]->connect_pmu(PmuModule::event_sink, PmuModule::freeze_sink, m.unit());
+        PmuModule *mp = &m;
+        pagents_.emplace_back(new PmuAgent([mp](uint32_t e, uint64_t *v) { return mp->reg_read(e, v); },
+                                           [mp](uint32_t e, uint64_t v) { return mp->reg_write(e, v); }));
+        pe_[p]->attach_pmu(m, *pagents_.back(), pmu_events_);
+    }
+}
+
 armprof_regime Platform::trbe_regime(unsigned pe) const
 {
     armprof_regime rg{};
@@ -192,7 +262,7 @@ void Platform::Starter::start_of_simulation()
         p->inject(f);
 }
 
-Platform::~Platform() = default;
+Platform::~Platform() { wl_trace_free(&trace_); }
 
 uint64_t Platform::buffer_pa(unsigned pe) const
 {
@@ -307,6 +377,8 @@ void Platform::trace(sc_trace_file *tf)
         sc_trace(tf, *trbirq_sigs_[p], "TRBIRQ_pe" + std::to_string(p));
         sc_trace(tf, trbus_[p]->sig_trbptr, "TRBPTR_EL1_pe" + std::to_string(p));
     }
+    for (unsigned p = 0; p < pmuirq_sigs_.size(); p++)
+        sc_trace(tf, *pmuirq_sigs_[p], "PMUIRQ_pe" + std::to_string(p));
 }
 
 void Platform::run()
@@ -319,8 +391,10 @@ void Platform::run()
             break;
         sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
     }
-    // Let the units finish what they have in flight.
+    // Let the units finish what they have in flight, then end the PMU sessions.
     sc_start(sc_time(sc_.quantum_ns, SC_NS));
+    for (auto &p : pe_)
+        p->stop_pmu();
 }
 
 } // namespace armprof

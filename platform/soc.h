@@ -16,6 +16,8 @@
 #include "pagetable.h"
 #include "pe.h"
 #include "rtl/spu_rtl.h"
+#include "pmu_agent.h"
+#include "pmu_module.h"
 #include "smmu.h"
 #include "spe_agent.h"
 #include "spu_module.h"
@@ -53,6 +55,19 @@ struct TrbeScenario {
     unsigned ppi = PPI_TRBIRQ_DEFAULT;  // TRBIRQ INTID (a platform choice, IHHRLX)
 };
 
+// The PMU of each PE: a perf session counting the units' events (Platform::pmu_events()).
+struct PmuScenario {
+    bool enabled = true;
+    unsigned ppi = PPI_PMUIRQ_DEFAULT;  // PMUIRQ INTID (SBSA: 23)
+};
+
+// The operations each PE retires: the synthetic generator, or a replayed operation-trace file
+// (docs/trace-format.md) `repeat` times, which then sets ops = operations in the file * repeat.
+struct WorkloadScenario {
+    std::string trace;                  // path of the trace file; empty: synthetic generator
+    uint64_t repeat = 1;
+};
+
 struct Scenario {
     unsigned pes = 1;
     uint64_t ops = 20000000;            // population operations per PE
@@ -77,6 +92,8 @@ struct Scenario {
     unsigned ppi_pmbirq = PPI_PMBIRQ_DEFAULT;
     std::vector<FaultSpec> faults;
     TrbeScenario trbe;
+    PmuScenario pmu;
+    WorkloadScenario workload;
     std::string name = "default";
 };
 
@@ -118,6 +135,13 @@ public:
     uint64_t trbe_ipa(unsigned pe) const { return DRAM_BASE + TRBE_IPA_OFF + pe * sc_.trbe.buffer_bytes; }
     uint64_t trbe_pa(unsigned pe) const { return sc_.stage2 ? trbe_ipa(pe) + S2_SHIFT : trbe_ipa(pe); }
     armprof_regime trbe_regime(unsigned pe) const;
+    // The PMU side (scenario pmu.enabled): counter i of every PE counts pmu_events()[i].
+    bool has_pmu() const { return sc_.pmu.enabled; }
+    PmuModule &pmu(unsigned pe) { return *pmus_[pe]; }
+    PmuAgent &pmu_agent(unsigned pe) { return *pagents_[pe]; }
+    const std::vector<uint16_t> &pmu_events() const { return pmu_events_; }
+    // The replayed trace (scenario workload.trace), or nullptr.
+    const wl_trace *trace() const { return trace_.count ? &trace_ : nullptr; }
     uint64_t buffer_va(unsigned pe) const { return BUF_VA + pe * BUF_VA_STRIDE; }
     uint64_t buffer_pa(unsigned pe) const;
     armprof_regime regime(unsigned pe) const;
@@ -127,6 +151,7 @@ public:
 private:
     void build_tables();
     void build_trbe(const sc_core::sc_time &clk);
+    void build_pmu(const sc_core::sc_time &clk, size_t first_line);
     void inject(const FaultSpec &f);
     void waiter();
 
@@ -140,6 +165,7 @@ private:
     friend struct Starter;
 
     Scenario sc_;
+    wl_trace trace_{};
     uint64_t s2root_ = 0;
     std::unique_ptr<Starter> starter_;
     std::unique_ptr<Memory> mem_;
@@ -157,6 +183,10 @@ private:
     std::vector<std::unique_ptr<TrbeAgent>> tagents_;
     std::vector<std::unique_ptr<TraceSource>> tsrcs_;
     std::vector<std::vector<uint8_t>> tdumps_;
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> pmuirq_sigs_;
+    std::vector<std::unique_ptr<PmuModule>> pmus_;
+    std::vector<std::unique_ptr<PmuAgent>> pagents_;
+    std::vector<uint16_t> pmu_events_;
     std::function<void(double)> progress_;
     std::vector<double> frac_;
 };

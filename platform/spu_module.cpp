@@ -10,18 +10,14 @@ namespace armprof {
 
 using namespace sc_core;
 
-bool same_regime(const armprof_regime &a, const armprof_regime &b)
-{
-    return a.kind == b.kind && a.ss == b.ss && a.el == b.el && a.stage2 == b.stage2 && a.nvm == b.nvm &&
-           a.hw_flag_update == b.hw_flag_update && a.mar == b.mar && a.unit == b.unit && a.pe == b.pe;
-}
-
 SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
-    : sc_module(name), mem("mem"), regs("regs"), irq("irq"), sig_pmbptr("sig_pmbptr"), period_(period)
+    : sc_module(name), BufferPort("mem"), regs("regs"), irq("irq"), sig_pmbptr("sig_pmbptr"), period_(period)
 {
     armprof_host_ops ops{};
     ops.mem_write = &SpuModule::cb_write;
     ops.irq = &SpuModule::cb_irq;
+    ops.event = &PmuOutputs::cb_event<SpuModule>;
+    ops.pmu_freeze = &PmuOutputs::cb_freeze<SpuModule>;
     ops.user = this;
     armprof_err e = spu_open(&cfg, &ops, &spu_);
     if (e != ARMPROF_OK) {
@@ -29,13 +25,11 @@ SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
         spu_config_validate(&cfg, why, sizeof why);
         throw std::invalid_argument(std::string("spu_open: ") + armprof_strerror(e) + ": " + why);
     }
-    mem.register_invalidate_direct_mem_ptr(this, &SpuModule::invalidate);
     regs.register_b_transport(this, &SpuModule::regs_b_transport);
     SC_HAS_PROCESS(SpuModule);
     SC_METHOD(on_wake);
     sensitive << wake_;
     dont_initialize();
-    gp_.set_streaming_width(0);
 }
 
 SpuModule::~SpuModule() { spu_close(spu_); }
@@ -44,7 +38,7 @@ armprof_err SpuModule::reg_read(uint32_t enc, uint64_t *val) { return spu_reg_re
 
 armprof_err SpuModule::reg_write(uint32_t enc, uint64_t val)
 {
-    dmi_valid_ = false; // the owning regime may change (PMBLIMITR_EL1.nVM, ...)
+    drop_dmi(); // the owning regime may change (PMBLIMITR_EL1.nVM, ...)
     armprof_err e = spu_reg_write(spu_, enc, val);
     uint64_t p = 0;
     spu_reg_peek(spu_, SPU_PMBPTR_EL1, &p);
@@ -54,7 +48,7 @@ armprof_err SpuModule::reg_write(uint32_t enc, uint64_t val)
 
 armprof_err SpuModule::set_pe_context(const armprof_pe_ctx &ctx)
 {
-    dmi_valid_ = false; // the owning regime may change
+    drop_dmi(); // the owning regime may change
     return spu_set_pe_context(spu_, &ctx);
 }
 
@@ -102,92 +96,7 @@ void SpuModule::cb_irq(void *user, bool level) { static_cast<SpuModule *>(user)-
 armprof_mem_result SpuModule::cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg)
 {
-    return static_cast<SpuModule *>(user)->write(addr, data, len, *rg);
-}
-
-armprof_mem_result SpuModule::write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
-{
-    st_.writes++;
-    // The owning regime only changes on a register write or a PE context change, which both
-    // drop the DMI pointer: the fast path needs only the address check.
-    if (dmi_valid_ && addr >= dmi_.get_start_address() &&
-        addr + len - 1 <= dmi_.get_end_address()) {
-        std::memcpy(dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address()), data, len);
-        st_.dmi_writes++;
-        st_.bytes += len;
-        dmi_time_ += dmi_latency_ps_; // DMI latency, in ps, folded into stats() on demand
-        armprof_mem_result r{};
-        r.status = ARMPROF_MEM_OK;
-        r.written = len;
-        return r;
-    }
-    sc_time delay = SC_ZERO_TIME;
-    gp_.set_command(tlm::TLM_WRITE_COMMAND);
-    gp_.set_address(addr);
-    gp_.set_data_ptr(const_cast<uint8_t *>(data));
-    gp_.set_data_length(len);
-    gp_.set_streaming_width(len);
-    gp_.set_byte_enable_ptr(nullptr);
-    gp_.set_dmi_allowed(false);
-    gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    ext_.regime = rg;
-    ext_.result = armprof_mem_result{};
-    ext_.translated = false;
-    gp_.set_extension(&ext_);
-    mem->b_transport(gp_, delay);
-    st_.tlm_writes++;
-    tlm_time_ += delay;
-    armprof_mem_result r = ext_.result;
-    if (!ext_.translated) { // no SMMU on the path: a physical target answered
-        if (gp_.is_response_ok()) {
-            r.status = ARMPROF_MEM_OK;
-            r.written = len;
-        } else {
-            r.status = ARMPROF_MEM_EXT_ABORT;
-            r.fsc = r.async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE;
-            r.written = 0;
-        }
-    }
-    st_.bytes += r.status == ARMPROF_MEM_OK ? len : r.written;
-    if (r.status == ARMPROF_MEM_FAULT)
-        st_.faults++;
-    else if (r.status == ARMPROF_MEM_EXT_ABORT)
-        st_.aborts++;
-    if (r.status == ARMPROF_MEM_OK && use_dmi_ && gp_.is_dmi_allowed() && !(dmi_valid_ && same_regime(rg, dmi_rg_) &&
-                                                                           addr >= dmi_.get_start_address() &&
-                                                                           addr + len - 1 <= dmi_.get_end_address())) {
-        tlm::tlm_dmi d;
-        if (mem->get_direct_mem_ptr(gp_, d) && d.is_write_allowed()) {
-            dmi_ = d;
-            dmi_latency_ps_ = (uint64_t)(d.get_write_latency().to_seconds() * 1e12 + 0.5);
-            dmi_rg_ = rg;
-            dmi_valid_ = true;
-        }
-    }
-    gp_.clear_extension(&ext_);
-    return r;
-}
-
-void SpuModule::invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi)
-{
-    if (dmi_valid_ && lo <= dmi_.get_end_address() && hi >= dmi_.get_start_address())
-        dmi_valid_ = false;
-}
-
-size_t SpuModule::debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len)
-{
-    tlm::tlm_generic_payload gp;
-    regime_ext ext;
-    ext.regime = rg;
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr);
-    gp.set_data_ptr(buf);
-    gp.set_data_length((unsigned)len);
-    gp.set_streaming_width((unsigned)len);
-    gp.set_extension(&ext);
-    size_t n = mem->transport_dbg(gp);
-    gp.clear_extension(&ext);
-    return n;
+    return static_cast<SpuModule *>(user)->port_write(addr, data, len, *rg);
 }
 
 void SpuModule::regs_b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)

@@ -11,13 +11,14 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "ap_tlm.h"
+#include "buffer_port.h"
 #include "armprof/spu.h"
 
 namespace armprof {
 
 /*
  * Owns one spu_t and translates; the unit's behaviour stays in the C model.
- *  - mem: every buffer write of the model (armprof_host_ops.mem_write) becomes a TLM write
+ *  - mem (BufferPort, buffer_port.h): every buffer write of the model (armprof_host_ops.mem_write) becomes a TLM write
  *    carrying the owning translation regime in a regime_ext; the answer (regime_ext::result)
  *    goes back to the model as stage / FSC / level. DMI is used when granted, per regime.
  *  - regs: register access by TLM: offset = encoding * 8 (ARMPROF_SYSREG), 8-byte accesses.
@@ -29,9 +30,8 @@ namespace armprof {
  * The bus time of the writes is accounted (stats) but not fed back: the C API has no
  * back-pressure, the drain rate is the unit's configuration (docs/integration.md).
  */
-class SpuModule : public sc_core::sc_module {
+class SpuModule : public sc_core::sc_module, public BufferPort, public PmuOutputs {
 public:
-    tlm_utils::simple_initiator_socket<SpuModule> mem; // Profiling Buffer writes
     tlm_utils::simple_target_socket_optional<SpuModule> regs; // System registers by encoding * 8
     sc_core::sc_out<bool> irq;                         // PMBIRQ
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_pmbptr; // PMBPTR_EL1 (waves)
@@ -42,7 +42,6 @@ public:
 
     spu_t *unit() { return spu_; }
     sc_core::sc_time period() const { return period_; }
-    void set_dmi(bool on) { use_dmi_ = on; dmi_valid_ = false; }
 
     // CPU-side interface (at the model's current time).
     armprof_err reg_read(uint32_t enc, uint64_t *val);
@@ -59,50 +58,19 @@ public:
     void flush_irq();
     // Schedules the self-wakeup at the model's next event.
     void reschedule();
-    // Reads the buffer through the memory path with the owning regime (debug, untimed).
-    size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
-
-    // The memory port the model calls (public for benches and hosts that want to feed it).
-    armprof_mem_result port_write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
-    {
-        return write(addr, data, len, rg);
-    }
-
-    struct Stats {
-        uint64_t writes = 0, bytes = 0, dmi_writes = 0, tlm_writes = 0, faults = 0, aborts = 0;
-        uint64_t irq_edges = 0;
-        sc_core::sc_time bus_time;   // sum of the delays the writes were charged
-    };
-    const Stats &stats() const
-    {
-        st_.bus_time = tlm_time_ + sc_core::sc_time((double)dmi_time_, sc_core::SC_PS);
-        return st_;
-    }
 
 private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     static void cb_irq(void *user, bool level);
-    armprof_mem_result write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
     void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    void invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi);
     void on_wake();
 
     spu_t *spu_ = nullptr;
     sc_core::sc_time period_;
     bool level_ = false, driven_ = false;
-    bool use_dmi_ = true, dmi_valid_ = false;
-    tlm::tlm_dmi dmi_;
-    armprof_regime dmi_rg_{};
     sc_core::sc_event wake_;
-    tlm::tlm_generic_payload gp_;
-    regime_ext ext_;
-    mutable Stats st_;
-    sc_core::sc_time tlm_time_;
-    uint64_t dmi_time_ = 0, dmi_latency_ps_ = 0;
 };
-
-bool same_regime(const armprof_regime &a, const armprof_regime &b);
 
 } // namespace armprof
 

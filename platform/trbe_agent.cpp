@@ -116,8 +116,17 @@ bool TrbeAgent::on_irq(uint64_t now_ns)
     unsigned ec = (unsigned)ap_field_get(TRBSR_EC, sr);
     bool filled = (sr & TRBSR_WRAP) && ec == 0 && ap_field_get(TRBSR_BSC, sr) == TRBU_BSC_FILLED && ptr == 0;
     bool fatal = (sr & (TRBSR_TRG | TRBSR_EA)) || ec != 0;
-    if (ec != 0)
+    bool fault = ec != 0 || (sr & TRBSR_EA);
+    bool permanent = false;
+    if (fault) {
         st_.faults++;
+        // EC, EA and the FSC (MSS[5:0]) name the fault; the same one where the restart began,
+        // with nothing written since, will come back on every restart.
+        uint64_t kind = sr & (TRBSR_EC | TRBSR_EA | 0x3Full);
+        permanent = (sr & TRBSR_EA) || (fault_restart_ && kind == fault_kind_ && ptr + cfg_.base == restart_ptr_);
+        fault_kind_ = kind;
+    }
+    fault_restart_ = false;
     if (!fatal && filled) {
         // trbe_handle_overflow(): the whole rest of the buffer is trace.
         consume(head_, cfg_.size);
@@ -134,8 +143,20 @@ bool TrbeAgent::on_irq(uint64_t now_ns)
     } else {
         st_.spurious++;
     }
-    if (running_)
+    if (permanent) {
+        // The unit stays disabled (drained above); stop() has nothing more to collect.
+        st_.permanent = 1;
+        permanent_ = {now_ns, sr, ptr + cfg_.base};
+        running_ = false;
+        return true;
+    }
+    if (running_) {
         enable();
+        if (fault) {
+            fault_restart_ = true;
+            restart_ptr_ = cfg_.base + head_;
+        }
+    }
     return true;
 }
 

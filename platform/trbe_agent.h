@@ -20,7 +20,12 @@ namespace armprof {
  *  - interrupt (arm_trbe_irq_handler): TSB CSYNC and disable, read TRBSR_EL1; a buffer full
  *    wrap (WRAP, EC 0, BSC filled, TRBPTR_EL1 = base) copies [head, end) out and starts again
  *    at base; a trigger, fault or External abort (TRG, EA, EC 0x24 / 0x25) truncates the
- *    session at TRBPTR_EL1 and re-enables; then re-enable;
+ *    session at TRBPTR_EL1 (perf then schedules the event in again: re-enable);
+ *  - a permanent fault stops the session for good, as arm_spe_pmu does with a fatal buffer
+ *    fault: an External abort (TRBSR_EL1.EA, is_trbe_abort(): it does not go away by retrying),
+ *    or the same fault (EC, FSC) again at the same TRBPTR_EL1 right after the restart, with
+ *    nothing written in between (an unmapped or read-only page). The unit stays disabled, the
+ *    trace source's later bytes are not collected, permanent_fault() says what and where;
  *  - stop (arm_trbe_update_buffer): TSB CSYNC, disable, copy [head, TRBPTR_EL1) out.
  * The pad bytes go straight to the sink (the driver writes them into the AUX buffer, which is
  * what the sink stands for). Buffer contents go to a sink, so long runs continue.
@@ -47,8 +52,11 @@ public:
 
     struct Event { uint64_t when_ns, trbsr, trbptr; };
     const std::vector<Event> &events() const { return events_; }
+    // The fault that stopped the session (valid when stats().permanent).
+    const Event &permanent_fault() const { return permanent_; }
     struct Stats {
         uint64_t irqs = 0, wraps = 0, fatal = 0, spurious = 0, faults = 0;
+        uint64_t permanent = 0;       // 1 when a permanent fault stopped the session
         uint64_t pad_bytes = 0, bytes_copied = 0;
     };
     const Stats &stats() const { return st_; }
@@ -70,6 +78,10 @@ private:
     Sink sink_;
     bool running_ = false;
     uint64_t align_ = 1, head_ = 0;
+    // The last fault and where the session restarted after it (permanent fault detection).
+    bool fault_restart_ = false;
+    uint64_t fault_kind_ = 0, restart_ptr_ = 0;
+    Event permanent_{0, 0, 0};
     std::vector<Event> events_;
     std::vector<uint8_t> tmp_;
     Stats st_;

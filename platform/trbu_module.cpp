@@ -11,11 +11,13 @@ namespace armprof {
 using namespace sc_core;
 
 TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time period)
-    : sc_module(name), mem("mem"), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
+    : sc_module(name), BufferPort("mem"), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
 {
     armprof_host_ops ops{};
     ops.mem_write = &TrbuModule::cb_write;
     ops.irq = &TrbuModule::cb_irq;
+    ops.event = &PmuOutputs::cb_event<TrbuModule>;
+    ops.pmu_freeze = &PmuOutputs::cb_freeze<TrbuModule>;
     ops.user = this;
     armprof_err e = trbu_open(&cfg, &ops, &trbu_);
     if (e != ARMPROF_OK) {
@@ -23,13 +25,11 @@ TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time peri
         trbu_config_validate(&cfg, why, sizeof why);
         throw std::invalid_argument(std::string("trbu_open: ") + armprof_strerror(e) + ": " + why);
     }
-    mem.register_invalidate_direct_mem_ptr(this, &TrbuModule::invalidate);
     regs.register_b_transport(this, &TrbuModule::regs_b_transport);
     SC_HAS_PROCESS(TrbuModule);
     SC_METHOD(on_wake);
     sensitive << wake_;
     dont_initialize();
-    gp_.set_streaming_width(0);
 }
 
 TrbuModule::~TrbuModule() { trbu_close(trbu_); }
@@ -45,7 +45,7 @@ armprof_err TrbuModule::reg_read(uint32_t enc, uint64_t *val) { return trbu_reg_
 
 armprof_err TrbuModule::reg_write(uint32_t enc, uint64_t val)
 {
-    dmi_valid_ = false; // the owning regime may change (TRBLIMITR_EL1.nVM, ...)
+    drop_dmi(); // the owning regime may change (TRBLIMITR_EL1.nVM, ...)
     armprof_err e = trbu_reg_write(trbu_, enc, val);
     update_ptr_signal();
     return e;
@@ -53,13 +53,13 @@ armprof_err TrbuModule::reg_write(uint32_t enc, uint64_t val)
 
 armprof_err TrbuModule::set_pe_context(const armprof_pe_ctx &ctx)
 {
-    dmi_valid_ = false;
+    drop_dmi();
     return trbu_set_pe_context(trbu_, &ctx);
 }
 
 void TrbuModule::reset()
 {
-    dmi_valid_ = false;
+    drop_dmi();
     trbu_reset(trbu_);
     level_ = trbu_irq_level(trbu_); // the model does not call back on a reset
     update_ptr_signal();
@@ -113,88 +113,7 @@ void TrbuModule::cb_irq(void *user, bool level) { static_cast<TrbuModule *>(user
 armprof_mem_result TrbuModule::cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                         const armprof_regime *rg)
 {
-    return static_cast<TrbuModule *>(user)->write(addr, data, len, *rg);
-}
-
-armprof_mem_result TrbuModule::write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
-{
-    st_.writes++;
-    // The regime only changes on a register write or a PE context change, which drop DMI.
-    if (dmi_valid_ && addr >= dmi_.get_start_address() && addr + len - 1 <= dmi_.get_end_address()) {
-        std::memcpy(dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address()), data, len);
-        st_.dmi_writes++;
-        st_.bytes += len;
-        dmi_time_ += dmi_latency_ps_;
-        armprof_mem_result r{};
-        r.status = ARMPROF_MEM_OK;
-        r.written = len;
-        return r;
-    }
-    sc_time delay = SC_ZERO_TIME;
-    gp_.set_command(tlm::TLM_WRITE_COMMAND);
-    gp_.set_address(addr);
-    gp_.set_data_ptr(const_cast<uint8_t *>(data));
-    gp_.set_data_length(len);
-    gp_.set_streaming_width(len);
-    gp_.set_byte_enable_ptr(nullptr);
-    gp_.set_dmi_allowed(false);
-    gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    ext_.regime = rg;
-    ext_.result = armprof_mem_result{};
-    ext_.translated = false;
-    gp_.set_extension(&ext_);
-    mem->b_transport(gp_, delay);
-    st_.tlm_writes++;
-    tlm_time_ += delay;
-    armprof_mem_result r = ext_.result;
-    if (!ext_.translated) { // no SMMU on the path: a physical target answered
-        if (gp_.is_response_ok()) {
-            r.status = ARMPROF_MEM_OK;
-            r.written = len;
-        } else {
-            r.status = ARMPROF_MEM_EXT_ABORT;
-            r.fsc = ARMPROF_FSC_SEA_WRITE;
-            r.written = 0;
-        }
-    }
-    st_.bytes += r.status == ARMPROF_MEM_OK ? len : r.written;
-    if (r.status == ARMPROF_MEM_FAULT)
-        st_.faults++;
-    else if (r.status == ARMPROF_MEM_EXT_ABORT)
-        st_.aborts++;
-    if (r.status == ARMPROF_MEM_OK && use_dmi_ && gp_.is_dmi_allowed()) {
-        tlm::tlm_dmi d;
-        if (mem->get_direct_mem_ptr(gp_, d) && d.is_write_allowed()) {
-            dmi_ = d;
-            dmi_latency_ps_ = (uint64_t)(d.get_write_latency().to_seconds() * 1e12 + 0.5);
-            dmi_rg_ = rg;
-            dmi_valid_ = true;
-        }
-    }
-    gp_.clear_extension(&ext_);
-    return r;
-}
-
-void TrbuModule::invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi)
-{
-    if (dmi_valid_ && lo <= dmi_.get_end_address() && hi >= dmi_.get_start_address())
-        dmi_valid_ = false;
-}
-
-size_t TrbuModule::debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len)
-{
-    tlm::tlm_generic_payload gp;
-    regime_ext ext;
-    ext.regime = rg;
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr);
-    gp.set_data_ptr(buf);
-    gp.set_data_length((unsigned)len);
-    gp.set_streaming_width((unsigned)len);
-    gp.set_extension(&ext);
-    size_t n = mem->transport_dbg(gp);
-    gp.clear_extension(&ext);
-    return n;
+    return static_cast<TrbuModule *>(user)->port_write(addr, data, len, *rg);
 }
 
 void TrbuModule::regs_b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)

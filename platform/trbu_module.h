@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "ap_tlm.h"
+#include "buffer_port.h"
 #include "armprof/trbu.h"
 
 namespace armprof {
@@ -18,7 +19,7 @@ namespace armprof {
 /*
  * Owns one trbu_t and translates, as SpuModule does for the SPU; the unit's behaviour (Fill /
  * Wrap / Circular modes, triggers, flushes, faults, TRBSR_ELx) stays in the C model.
- *  - mem: every trace buffer write (armprof_host_ops.mem_write) becomes a TLM write carrying
+ *  - mem (BufferPort, buffer_port.h): every trace buffer write (armprof_host_ops.mem_write) becomes a TLM write carrying
  *    the owning translation regime in a regime_ext (D6.5: TRBPTR_EL1 is a VA of the owning
  *    regime, or a PA / IPA with TRBLIMITR_EL1.nVM); the answer (regime_ext::result) goes back to
  *    the model, which records it in TRBSR_ELx. DMI is used when granted, per regime.
@@ -27,9 +28,8 @@ namespace armprof {
  *  - time: the model counts cycles of `period`. The trace source that drives it calls
  *    advance_to(); otherwise the module wakes itself at trbu_cycles_to_next_event().
  */
-class TrbuModule : public sc_core::sc_module {
+class TrbuModule : public sc_core::sc_module, public BufferPort, public PmuOutputs {
 public:
-    tlm_utils::simple_initiator_socket<TrbuModule> mem; // trace buffer writes
     tlm_utils::simple_target_socket_optional<TrbuModule> regs; // System registers by encoding * 8
     sc_core::sc_out<bool> irq;                          // TRBIRQ
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_trbptr; // TRBPTR_EL1 (waves)
@@ -40,7 +40,6 @@ public:
 
     trbu_t *unit() { return trbu_; }
     sc_core::sc_time period() const { return period_; }
-    void set_dmi(bool on) { use_dmi_ = on; dmi_valid_ = false; }
 
     // CPU-side interface (at the model's current time).
     armprof_err reg_read(uint32_t enc, uint64_t *val);
@@ -57,42 +56,19 @@ public:
     bool irq_changed() const { return level_ != driven_; }
     void flush_irq();
     void reschedule();
-    // Reads the buffer through the memory path with the owning regime (debug, untimed).
-    size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
-
-    struct Stats {
-        uint64_t writes = 0, bytes = 0, dmi_writes = 0, tlm_writes = 0, faults = 0, aborts = 0;
-        uint64_t irq_edges = 0;
-        sc_core::sc_time bus_time;
-    };
-    const Stats &stats() const
-    {
-        st_.bus_time = tlm_time_ + sc_core::sc_time((double)dmi_time_, sc_core::SC_PS);
-        return st_;
-    }
 
 private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     static void cb_irq(void *user, bool level);
-    armprof_mem_result write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
     void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    void invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi);
     void on_wake();
     void update_ptr_signal();
 
     trbu_t *trbu_ = nullptr;
     sc_core::sc_time period_;
     bool level_ = false, driven_ = false;
-    bool use_dmi_ = true, dmi_valid_ = false;
-    tlm::tlm_dmi dmi_;
-    armprof_regime dmi_rg_{};
     sc_core::sc_event wake_;
-    tlm::tlm_generic_payload gp_;
-    regime_ext ext_;
-    mutable Stats st_;
-    sc_core::sc_time tlm_time_;
-    uint64_t dmi_time_ = 0, dmi_latency_ps_ = 0;
 };
 
 } // namespace armprof

@@ -77,9 +77,17 @@ static void report(const char *what, double secs, size_t bytes, uint64_t recs, d
            (double)recs / secs / 1e6, mbs / read_mbs);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    size_t cap = (size_t)FILE_MB << 20;
+    /* `-m MB` sets the file size (a small one for valgrind --tool=callgrind). */
+    size_t mb = FILE_MB;
+    if (argc == 3 && strcmp(argv[1], "-m") == 0 && atoi(argv[2]) > 0) {
+        mb = (size_t)atoi(argv[2]);
+    } else if (argc != 1) {
+        fprintf(stderr, "usage: bench-decode [-m MB]\n");
+        return 2;
+    }
+    size_t cap = mb << 20;
     uint8_t *src = malloc(cap), *buf = malloc(cap);
     char *out = malloc(1 << 20);
     uint64_t nrec;

@@ -23,6 +23,63 @@ static const char *sweep_text =
     "  drain: [1, 2, 3, 4, 6, 8]\n"
     "  fifo_bytes: [64, 128, 256, 512, 1024, 2048, 4096, 8192]\n";
 
+/* 8 platform points (buffer size x interrupt latency), each one armprof-vp process. */
+static const char *platform_text =
+    "name: bench-platform\n"
+    "ops: 1000000\n"
+    "interval: 256\n"
+    "sweep:\n"
+    "  buffer_bytes: [4K, 8K, 16K, 64K]\n"
+    "  irq_latency: [1000, 8000]\n";
+
+static void cleanup(const char *dir)
+{
+    static const char *const files[] = { "points.jsonl", "results.csv", "results.json", "recommendation.txt" };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+        remove(p);
+    }
+}
+
+/* Points per second of the platform model on 1 and 2 workers (skipped without armprof-vp). */
+static int bench_platform(const char *dir, double c_rate1)
+{
+    const char *vp = ex_default_vp_path();
+    if (!vp) {
+        printf("armprof-explore platform model: no armprof-vp next to bench-explore, skipped\n");
+        return 0;
+    }
+    static ex_sweep sw;
+    char err[1024];
+    if (ex_sweep_load_string("bench-platform.yaml", platform_text, &sw, err, sizeof(err)) ||
+        ex_sweep_set_model(&sw, EX_MODEL_PLATFORM, err, sizeof(err))) {
+        fprintf(stderr, "bench-explore: %s\n", err);
+        return 1;
+    }
+    printf("armprof-explore sweep throughput (platform model: one armprof-vp per point, %zu points of 1 M "
+           "operations)\n", sw.npoints);
+    double rate[3] = { 0 };
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        ex_run_opts ro = { .outdir = dir, .jobs = jobs, .fresh = true, .plots = false, .vp_path = vp };
+        ex_run_stats st;
+        if (ex_sweep_run(&sw, &ro, &st, err, sizeof(err))) {
+            fprintf(stderr, "bench-explore: %s\n", err);
+            return 1;
+        }
+        rate[jobs] = (double)st.ran / st.wall_seconds;
+        printf("  %u worker%s  %6.1f points/s  (%zu points in %.2f s)\n", jobs, jobs > 1 ? "s" : " ", rate[jobs],
+               st.ran, st.wall_seconds);
+    }
+    if (rate[1] > 0)
+        printf("  speed-up on 2 workers: %.2fx\n", rate[2] / rate[1]);
+    if (c_rate1 > 0)
+        printf("  platform point (1 M ops) vs C-level point (12 M ops), 1 worker: %.2fx the points/s\n",
+               rate[1] / c_rate1);
+    cleanup(dir);
+    return 0;
+}
+
 int main(void)
 {
     static ex_sweep sw;
@@ -55,12 +112,9 @@ int main(void)
     }
     if (!status && rate[1] > 0)
         printf("  speed-up on 2 workers: %.2fx\n", rate[2] / rate[1]);
-    static const char *const files[] = { "points.jsonl", "results.csv", "results.json", "recommendation.txt" };
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        char p[256];
-        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-        remove(p);
-    }
+    cleanup(dir);
+    if (!status)
+        status = bench_platform(dir, rate[1]);
     rmdir(dir);
     return status;
 }

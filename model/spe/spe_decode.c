@@ -26,6 +26,13 @@ enum {
 #define SPE_LIKELY(x) (x)
 #endif
 
+/* Threaded packet dispatch (labels as values) where the compiler has it. */
+#if defined(__GNUC__) && !defined(SPE_DECODE_NO_THREADING)
+#define SPE_THREADED 1
+#else
+#define SPE_THREADED 0
+#endif
+
 /* Little-endian load of n (0..8) bytes. */
 static inline uint64_t load_le(const uint8_t *p, unsigned n)
 {
@@ -438,6 +445,45 @@ static inline int set_counter(spe_record *r, unsigned idx, uint64_t pl, uint32_t
     return 0;
 }
 
+/*
+ * The record loop's dispatch: each 8-bit header byte (Figure 5) to one of 32 dense cases, so that
+ * the switch below is one table jump with no range checks. Headers not listed are D_OTHER:
+ * undefined, or a reserved value in a defined header, skipped by the size spe_hdr_table gives.
+ */
+enum {
+    D_OTHER = 0, D_PAD, D_END, D_TS, D_EV1, D_EV2, D_EV4, D_EV8, D_DS1, D_DS2, D_CTX0, D_CTX1,
+    D_OP_OTHER, D_OP_LDST, D_OP_BRANCH, D_PC, D_TARGET, D_VA, D_PA, D_TOT, D_ISSUE, D_XLAT, D_EXT,
+    D__COUNT
+};
+_Static_assert(D__COUNT <= 32, "dispatch cases fit in 5 bits");
+#define D_EXT4(b) [(b)] = D_EXT, [(b) + 1] = D_EXT, [(b) + 2] = D_EXT, [(b) + 3] = D_EXT
+static const uint8_t dispatch[256] = {
+    [SPE_HDR_PADDING] = D_PAD,
+    [SPE_HDR_END] = D_END,
+    [SPE_HDR_TIMESTAMP] = D_TS,
+    [SPE_HDR_EVENTS | (SPE_SZ_BYTE << 4)] = D_EV1,
+    [SPE_HDR_EVENTS | (SPE_SZ_HALF << 4)] = D_EV2,
+    [SPE_HDR_EVENTS | (SPE_SZ_WORD << 4)] = D_EV4,
+    [SPE_HDR_EVENTS | (SPE_SZ_DOUBLE << 4)] = D_EV8,
+    [SPE_HDR_DATA_SOURCE | (SPE_SZ_BYTE << 4)] = D_DS1,
+    [SPE_HDR_DATA_SOURCE | (SPE_SZ_HALF << 4)] = D_DS2,
+    [SPE_HDR_CONTEXT | 0] = D_CTX0,
+    [SPE_HDR_CONTEXT | 1] = D_CTX1,
+    [SPE_HDR_OPTYPE | SPE_CLASS_OTHER] = D_OP_OTHER,
+    [SPE_HDR_OPTYPE | SPE_CLASS_LDST] = D_OP_LDST,
+    [SPE_HDR_OPTYPE | SPE_CLASS_BRANCH] = D_OP_BRANCH,
+    [SPE_HDR_ADDRESS | SPE_ADDR_PC] = D_PC,
+    [SPE_HDR_ADDRESS | SPE_ADDR_TARGET] = D_TARGET,
+    [SPE_HDR_ADDRESS | SPE_ADDR_DATA_VA] = D_VA,
+    [SPE_HDR_ADDRESS | SPE_ADDR_DATA_PA] = D_PA,
+    [SPE_HDR_COUNTER | SPE_CNT_TOTAL] = D_TOT,
+    [SPE_HDR_COUNTER | SPE_CNT_ISSUE] = D_ISSUE,
+    [SPE_HDR_COUNTER | SPE_CNT_XLAT] = D_XLAT,
+    D_EXT4(0x20), D_EXT4(0x24), D_EXT4(0x28), D_EXT4(0x2C),   /* §5.2.2: 0b001xxxxx */
+    D_EXT4(0x30), D_EXT4(0x34), D_EXT4(0x38), D_EXT4(0x3C),
+};
+#undef D_EXT4
+
 int spe_decoder_next(spe_decoder *d, spe_decoded *out)
 {
     const uint8_t *b = d->buf;
@@ -488,12 +534,47 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
      * One jump on the header byte per packet (Figure 5), with the payload loaded as 8 bytes and
      * narrowed in each case. Near the end of the input the payload comes from a zero-extended
      * copy, after the header's size has been checked against what is left.
+     *
+     * With GCC or Clang each packet's code ends in its own jump to the next packet's code
+     * (through the dispatch table and a table of label addresses), so the branch predictor sees
+     * which packet follows which; other compilers get the same cases as one switch.
      */
-    for (;;) {
-        const size_t at = pos;
-        uint64_t pl;
-        int rc;
+    size_t at;
+    uint64_t pl;
+    uint8_t h;
+    int rc;
+#if SPE_THREADED
+    static const void *const jump[32] = {
+        [D_OTHER] = &&pkt_D_OTHER, [D_PAD] = &&pkt_D_PAD, [D_END] = &&pkt_D_END, [D_TS] = &&pkt_D_TS,
+        [D_EV1] = &&pkt_D_EV1, [D_EV2] = &&pkt_D_EV2, [D_EV4] = &&pkt_D_EV4, [D_EV8] = &&pkt_D_EV8,
+        [D_DS1] = &&pkt_D_DS1, [D_DS2] = &&pkt_D_DS2, [D_CTX0] = &&pkt_D_CTX0, [D_CTX1] = &&pkt_D_CTX1,
+        [D_OP_OTHER] = &&pkt_D_OP_OTHER, [D_OP_LDST] = &&pkt_D_OP_LDST,
+        [D_OP_BRANCH] = &&pkt_D_OP_BRANCH, [D_PC] = &&pkt_D_PC, [D_TARGET] = &&pkt_D_TARGET,
+        [D_VA] = &&pkt_D_VA, [D_PA] = &&pkt_D_PA, [D_TOT] = &&pkt_D_TOT, [D_ISSUE] = &&pkt_D_ISSUE,
+        [D_XLAT] = &&pkt_D_XLAT, [D_EXT] = &&pkt_D_EXT,
+        [D__COUNT ... 31] = &&pkt_D_OTHER,
+    };
+#define PKT(name) pkt_##name
+#define PKT_DEFAULT
+#define NEXT_PACKET()                                                                       \
+    do {                                                                                    \
+        if (SPE_UNLIKELY(len - pos < 9))                                                    \
+            goto next_packet;                                                               \
+        at = pos;                                                                           \
+        pl = load_le(b + pos + 1, 8);                                                       \
+        h = b[pos];                                                                         \
+        npk++;                                                                              \
+        goto *jump[dispatch[h] & 31u];                                                      \
+    } while (0)
+#else
+#define PKT(name) case name
+#define PKT_DEFAULT default:
+#define NEXT_PACKET() goto next_packet
+#endif
 
+next_packet:
+    {
+        at = pos;
         if (SPE_LIKELY(len - pos >= 9)) {
             pl = load_le(b + pos + 1, 8);
         } else {
@@ -504,8 +585,7 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
                 d->n_notes += nnote;
                 return fail(d, SPE_DEC_ERR_TRUNCATED_REC, start, start, len);
             }
-            const uint8_t h = b[pos];
-            size_t nb = (size_t)ap_field_get(HK_BYTES, spe_hdr_table[h]);
+            size_t nb = (size_t)ap_field_get(HK_BYTES, spe_hdr_table[b[pos]]);
             if (nb + 1 > len - pos) {
                 out->size = pos - start;
                 d->n_ignored += nign;
@@ -515,154 +595,160 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
             memcpy(tail, b + pos + 1, len - pos - 1);
             pl = load_le(tail, 8);
         }
-        const uint8_t h = b[pos];
+        h = b[pos];
         npk++;
-
-        switch (h) {
-        case SPE_HDR_PADDING:
+    }
+#if SPE_THREADED
+    goto *jump[dispatch[h] & 31u];
+#else
+    switch (dispatch[h] & 31u) {
+#endif
+        PKT(D_PAD):
             pos++;
             while (pos < len && b[pos] == SPE_HDR_PADDING)
                 pos++;
-            continue;
-        case SPE_HDR_END:
+            NEXT_PACKET();
+        PKT(D_END):
             pos++;
             goto finish;
-        case SPE_HDR_TIMESTAMP:
+        PKT(D_TS):
             SEEN(SPE_R_TIMESTAMP);
             r->timestamp = pl;
             pos += 9;
             goto finish;
 
-#define EVENTS_CASE(sz, nbytes, mask)                                                       \
-        case SPE_HDR_EVENTS | ((sz) << 4):                                                  \
+#define EVENTS_CASE(dcase, nbytes, mask)                                                    \
+        PKT(dcase):                                                                         \
             SEEN(SPE_R_EVENTS);                                                             \
             r->events = pl & (mask);                                                        \
             out->events_bytes = (nbytes);                                                   \
             pos += 1 + (nbytes);                                                            \
-            break;
-        EVENTS_CASE(SPE_SZ_BYTE, 1, 0xFFull)
-        EVENTS_CASE(SPE_SZ_HALF, 2, 0xFFFFull)
-        EVENTS_CASE(SPE_SZ_WORD, 4, 0xFFFFFFFFull)
-        EVENTS_CASE(SPE_SZ_DOUBLE, 8, ~0ull)
+            NEXT_PACKET();
+        EVENTS_CASE(D_EV1, 1, 0xFFull)
+        EVENTS_CASE(D_EV2, 2, 0xFFFFull)
+        EVENTS_CASE(D_EV4, 4, 0xFFFFFFFFull)
+        EVENTS_CASE(D_EV8, 8, ~0ull)
 #undef EVENTS_CASE
 
         /* §5.3.5: SZ 0b00 byte, 0b01 halfword; word and doubleword are reserved values. */
-        case SPE_HDR_DATA_SOURCE | (SPE_SZ_BYTE << 4):
-        case SPE_HDR_DATA_SOURCE | (SPE_SZ_HALF << 4): {
+        PKT(D_DS1):
+        PKT(D_DS2): {
             unsigned nb = h == SPE_HDR_DATA_SOURCE ? 1 : 2;
             SEEN(SPE_R_DATA_SOURCE);
             r->data_source = (uint16_t)(pl & (nb == 1 ? 0xFFu : 0xFFFFu));
             out->ds_bytes = (uint8_t)nb;
             pos += 1 + nb;
-            break;
+            NEXT_PACKET();
         }
 
-        case SPE_HDR_CONTEXT | 0:
+        PKT(D_CTX0):
             SEEN(SPE_R_CONTEXT_EL1);
             r->context_el1 = (uint32_t)pl;
             pos += 5;
-            break;
-        case SPE_HDR_CONTEXT | 1:
+            NEXT_PACKET();
+        PKT(D_CTX1):
             SEEN(SPE_R_CONTEXT_EL2);
             r->context_el2 = (uint32_t)pl;
             pos += 5;
-            break;
+            NEXT_PACKET();
 
         /* One case per CLASS: the jump that follows depends on the class (a load/store has
          * data addresses next, a branch its target), and separate cases let the indirect
          * branch predictor see which class it was. */
-#define OPTYPE_CASE(cls)                                                                    \
-        case SPE_HDR_OPTYPE | (cls):                                                        \
+#define OPTYPE_CASE(dcase, cls)                                                             \
+        PKT(dcase):                                                                         \
             SEEN(SPE_R_OPTYPE);                                                             \
             r->op_class = (cls);                                                            \
             r->op_subclass = (uint8_t)pl;                                                   \
             nnote += !subclass_defined((cls), (uint8_t)pl);                                 \
             pos += 2;                                                                       \
-            break;
-        OPTYPE_CASE(SPE_CLASS_OTHER)
-        OPTYPE_CASE(SPE_CLASS_LDST)
-        OPTYPE_CASE(SPE_CLASS_BRANCH)
+            NEXT_PACKET();
+        OPTYPE_CASE(D_OP_OTHER, SPE_CLASS_OTHER)
+        OPTYPE_CASE(D_OP_LDST, SPE_CLASS_LDST)
+        OPTYPE_CASE(D_OP_BRANCH, SPE_CLASS_BRANCH)
 #undef OPTYPE_CASE
 
-        case SPE_HDR_ADDRESS | SPE_ADDR_PC:
+        PKT(D_PC):
             if ((rc = set_address(r, SPE_ADDR_PC, pl, &have)) < 0)
                 goto duplicate;
             nnote += (unsigned)rc;
             pos += 9;
-            break;
-        case SPE_HDR_ADDRESS | SPE_ADDR_TARGET:
+            NEXT_PACKET();
+        PKT(D_TARGET):
             if ((rc = set_address(r, SPE_ADDR_TARGET, pl, &have)) < 0)
                 goto duplicate;
             nnote += (unsigned)rc;
             pos += 9;
-            break;
-        case SPE_HDR_ADDRESS | SPE_ADDR_DATA_VA:
+            NEXT_PACKET();
+        PKT(D_VA):
             if ((rc = set_address(r, SPE_ADDR_DATA_VA, pl, &have)) < 0)
                 goto duplicate;
             pos += 9;
-            break;
-        case SPE_HDR_ADDRESS | SPE_ADDR_DATA_PA:
+            NEXT_PACKET();
+        PKT(D_PA):
             if ((rc = set_address(r, SPE_ADDR_DATA_PA, pl, &have)) < 0)
                 goto duplicate;
             nnote += (unsigned)rc;
             pos += 9;
-            break;
+            NEXT_PACKET();
 
-        case SPE_HDR_COUNTER | SPE_CNT_TOTAL:
+        PKT(D_TOT):
             if (set_counter(r, SPE_CNT_TOTAL, pl, &have) < 0)
                 goto duplicate;
             pos += 3;
-            break;
-        case SPE_HDR_COUNTER | SPE_CNT_ISSUE:
+            NEXT_PACKET();
+        PKT(D_ISSUE):
             if (set_counter(r, SPE_CNT_ISSUE, pl, &have) < 0)
                 goto duplicate;
             pos += 3;
-            break;
-        case SPE_HDR_COUNTER | SPE_CNT_XLAT:
+            NEXT_PACKET();
+        PKT(D_XLAT):
             if (set_counter(r, SPE_CNT_XLAT, pl, &have) < 0)
                 goto duplicate;
             pos += 3;
-            break;
+            NEXT_PACKET();
 
-        default:
-            if ((h & SPE_HDR_MASK_EXT) == SPE_HDR_EXT_PREFIX) {
-                /* §5.2.2: 16-bit headers, the slow path. */
-                rc = spe_packet_parse(b + pos, len - pos, &pk);
-                if (rc < 0) {
-                    out->size = pos - start;
-                    d->n_ignored += nign;
-                    d->n_notes += nnote;
-                    return fail(d, (spe_dec_err)-rc, at, 0,
-                                rc == -SPE_DEC_ERR_RESERVED_HDR ? pos + 2 : len);
-                }
-                pos += (size_t)rc;
-                if (pk.kind == SPE_PKT_ALIGNMENT && pk.note == SPE_NOTE_NONE) {
-                    pos += spe_align_skip(d->opts.base + pos, pk.index);
-                    if (pos > len)
-                        pos = len;
-                } else if (pk.kind == SPE_PKT_UNKNOWN || pk.note == SPE_NOTE_RESERVED ||
-                           pk.note == SPE_NOTE_IMPDEF || pk.kind == SPE_PKT_ALIGNMENT) {
-                    nign++;
-                } else if (pk.kind == SPE_PKT_ADDRESS) {
-                    if ((rc = set_address(r, pk.index, pk.payload, &have)) < 0)
-                        goto duplicate;
-                    nnote += (unsigned)rc;
-                } else {
-                    if (set_counter(r, pk.index, pk.payload, &have) < 0)
-                        goto duplicate;
-                }
-                break;
+        PKT(D_EXT): {
+            /* §5.2.2: 16-bit headers, the slow path. */
+            rc = spe_packet_parse(b + pos, len - pos, &pk);
+            if (rc < 0) {
+                out->size = pos - start;
+                d->n_ignored += nign;
+                d->n_notes += nnote;
+                return fail(d, (spe_dec_err)-rc, at, 0,
+                            rc == -SPE_DEC_ERR_RESERVED_HDR ? pos + 2 : len);
             }
+            pos += (size_t)rc;
+            if (pk.kind == SPE_PKT_ALIGNMENT && pk.note == SPE_NOTE_NONE) {
+                pos += spe_align_skip(d->opts.base + pos, pk.index);
+                if (pos > len)
+                    pos = len;
+            } else if (pk.kind == SPE_PKT_UNKNOWN || pk.note == SPE_NOTE_RESERVED ||
+                       pk.note == SPE_NOTE_IMPDEF || pk.kind == SPE_PKT_ALIGNMENT) {
+                nign++;
+            } else if (pk.kind == SPE_PKT_ADDRESS) {
+                if ((rc = set_address(r, pk.index, pk.payload, &have)) < 0)
+                    goto duplicate;
+                nnote += (unsigned)rc;
+            } else {
+                if (set_counter(r, pk.index, pk.payload, &have) < 0)
+                    goto duplicate;
+            }
+            NEXT_PACKET();
+        }
+        PKT_DEFAULT
+        PKT(D_OTHER):
             /* §5.1.4: an undefined header, or a reserved value in a defined one (Context INDEX
              * 2/3, CLASS 3, Address INDEX 4..7, Counter INDEX 3..7, Data Source SZ 2/3):
              * skipped by the size its header gives. */
             nign++;
             pos += 1 + (size_t)ap_field_get(HK_BYTES, spe_hdr_table[h]);
-            break;
-        }
-        continue;
+            NEXT_PACKET();
+#if !SPE_THREADED
+    }
+#endif
 
-    duplicate:
+duplicate:
         /* The record lost its End (or the input is not SPE data): the repeated packet starts
          * the next record when resynchronising. */
         out->size = at - start;
@@ -671,7 +757,9 @@ int spe_decoder_next(spe_decoder *d, spe_decoded *out)
         d->n_ignored += nign;
         d->n_notes += nnote;
         return fail(d, SPE_DEC_ERR_DUPLICATE, at, start, at);
-    }
+#undef PKT
+#undef PKT_DEFAULT
+#undef NEXT_PACKET
 
 finish:
     out->size = pos - start;

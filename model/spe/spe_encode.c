@@ -18,8 +18,12 @@
 
 static inline void put_le(uint8_t *p, uint64_t v, unsigned n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, n); /* with a constant n: one store */
+#else
     for (unsigned i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 size_t spe_pkt_address(uint8_t *out, unsigned index, uint64_t payload)
@@ -90,21 +94,34 @@ static const uint32_t drop_order[] = {
     SPE_R_EVENTS, SPE_R_OPTYPE, SPE_R_PC,
 };
 
+/* Packet sizes of the fixed-size parts, four SPE_R_* bits at a time: bits [3:0] are the four
+ * Address packets (9 bytes each), bits [7:4] Context EL1/EL2 (5) and Counter total/issue (3). */
+#define SPE_SZ4(b0, b1, b2, b3, v)                                                         \
+    (uint8_t)((((v) & 1) ? (b0) : 0) + (((v) & 2) ? (b1) : 0) + (((v) & 4) ? (b2) : 0) +   \
+              (((v) & 8) ? (b3) : 0))
+#define SPE_SZ4_ROW(b0, b1, b2, b3)                                                        \
+    { SPE_SZ4(b0, b1, b2, b3, 0), SPE_SZ4(b0, b1, b2, b3, 1), SPE_SZ4(b0, b1, b2, b3, 2),    \
+      SPE_SZ4(b0, b1, b2, b3, 3), SPE_SZ4(b0, b1, b2, b3, 4), SPE_SZ4(b0, b1, b2, b3, 5),    \
+      SPE_SZ4(b0, b1, b2, b3, 6), SPE_SZ4(b0, b1, b2, b3, 7), SPE_SZ4(b0, b1, b2, b3, 8),    \
+      SPE_SZ4(b0, b1, b2, b3, 9), SPE_SZ4(b0, b1, b2, b3, 10), SPE_SZ4(b0, b1, b2, b3, 11),  \
+      SPE_SZ4(b0, b1, b2, b3, 12), SPE_SZ4(b0, b1, b2, b3, 13), SPE_SZ4(b0, b1, b2, b3, 14), \
+      SPE_SZ4(b0, b1, b2, b3, 15) }
+static const uint8_t size_addr[16] = SPE_SZ4_ROW(9, 9, 9, 9);   /* PC, TARGET, DATA_VA, DATA_PA */
+static const uint8_t size_ctx_cnt[16] = SPE_SZ4_ROW(5, 5, 3, 3); /* CONTEXT_EL1/EL2, TOTAL/ISSUE_LAT */
+#undef SPE_SZ4_ROW
+#undef SPE_SZ4
+
 /* Unpadded size of the record with parts `p` (SPE_R_EVENTS in `p` means: write an Events packet). */
-static size_t raw_size(const spe_record *r, const spe_format_cfg *cfg, uint32_t p)
+static inline size_t raw_size(const spe_record *r, const spe_format_cfg *cfg, uint32_t p)
 {
-    size_t n = 0;
-    if (p & SPE_R_PC)          n += 9;
-    if (p & SPE_R_CONTEXT_EL1) n += 5;
-    if (p & SPE_R_CONTEXT_EL2) n += 5;
+    _Static_assert(SPE_R_PC == 1u && SPE_R_TARGET == 2u && SPE_R_DATA_VA == 4u && SPE_R_DATA_PA == 8u &&
+                       SPE_R_CONTEXT_EL1 == 16u && SPE_R_CONTEXT_EL2 == 32u && SPE_R_TOTAL_LAT == 64u &&
+                       SPE_R_ISSUE_LAT == 128u,
+                   "size tables follow the SPE_R_* bit order");
+    size_t n = (size_t)size_addr[p & 0xFu] + size_ctx_cnt[(p >> 4) & 0xFu];
+    if (p & SPE_R_XLAT_LAT)    n += 3;
     if (p & SPE_R_OPTYPE)      n += 2;
     if (p & SPE_R_EVENTS)      n += 1 + (1u << events_sz(r->events));
-    if (p & SPE_R_TOTAL_LAT)   n += 3;
-    if (p & SPE_R_ISSUE_LAT)   n += 3;
-    if (p & SPE_R_XLAT_LAT)    n += 3;
-    if (p & SPE_R_TARGET)      n += 9;
-    if (p & SPE_R_DATA_VA)     n += 9;
-    if (p & SPE_R_DATA_PA)     n += 9;
     if (p & SPE_R_DATA_SOURCE) n += 1 + (1u << ds_sz(r, cfg));
     n += (p & SPE_R_TIMESTAMP) ? 9 : 1;
     return n;
@@ -117,7 +134,7 @@ static inline size_t pad_to(size_t n, unsigned align)
 }
 
 /* Which parts are written: the record's own, Events always, minus what must go to fit. */
-static uint32_t fit_parts(const spe_record *r, const spe_format_cfg *cfg, size_t *size)
+static inline uint32_t fit_parts(const spe_record *r, const spe_format_cfg *cfg, size_t *size)
 {
     uint32_t p = (r->present & SPE_R__ENCODED) | SPE_R_EVENTS;
     size_t lim = (size_t)1 << cfg->max_size;
@@ -152,6 +169,27 @@ static inline uint64_t ins_payload(uint64_t addr, uint8_t el, bool ns)
            ap_field_prep(SPE_ADDR_NS, ns);
 }
 
+/*
+ * The packets of one record. Every Address and Counter packet the encoder writes has an INDEX
+ * below 8, so all of them use the short (8-bit) header: the writers below have the header byte as
+ * a constant and store the payload with fixed-size little-endian stores (one call per packet of
+ * the public spe_pkt_* writers, with their range checks, was the larger part of the cost of a
+ * sampled record in the SPU).
+ */
+static inline uint8_t *put_addr_short(uint8_t *o, unsigned index, uint64_t payload)
+{
+    *o++ = (uint8_t)(SPE_HDR_ADDRESS | ap_field_prep(SPE_HDR_INDEX_SHORT, index));
+    put_le(o, payload, 8);
+    return o + 8;
+}
+
+static inline uint8_t *put_cnt_short(uint8_t *o, unsigned index, uint16_t value)
+{
+    *o++ = (uint8_t)(SPE_HDR_COUNTER | ap_field_prep(SPE_HDR_INDEX_SHORT, index));
+    put_le(o, value, 2);
+    return o + 2;
+}
+
 size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *out, size_t cap,
                      uint32_t *dropped)
 {
@@ -170,7 +208,7 @@ size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *ou
         *dropped = ((r->present & SPE_R__ENCODED) | SPE_R_EVENTS) & ~p;
 
     if (p & SPE_R_PC)
-        o += spe_pkt_address(o, SPE_ADDR_PC, ins_payload(r->pc, r->pc_el, r->pc_ns));
+        o = put_addr_short(o, SPE_ADDR_PC, ins_payload(r->pc, r->pc_el, r->pc_ns));
     if (p & SPE_R_CONTEXT_EL1) {
         *o++ = (uint8_t)(SPE_HDR_CONTEXT | ap_field_prep(SPE_HDR_CTX_INDEX, 0));
         put_le(o, r->context_el1, 4);
@@ -188,25 +226,28 @@ size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *ou
     if (p & SPE_R_EVENTS) {
         unsigned sz = events_sz(r->events);
         *o++ = (uint8_t)(SPE_HDR_EVENTS | ap_field_prep(SPE_HDR_SZ, sz));
-        put_le(o, r->events, 1u << sz);
+        if (sz == SPE_SZ_BYTE)
+            *o = (uint8_t)r->events;
+        else
+            put_le(o, r->events, 1u << sz);
         o += 1u << sz;
     }
     if (p & SPE_R_TOTAL_LAT)
-        o += spe_pkt_counter(o, SPE_CNT_TOTAL, saturate(r->total_lat, cfg->count_size));
+        o = put_cnt_short(o, SPE_CNT_TOTAL, saturate(r->total_lat, cfg->count_size));
     if (p & SPE_R_ISSUE_LAT)
-        o += spe_pkt_counter(o, SPE_CNT_ISSUE, saturate(r->issue_lat, cfg->count_size));
+        o = put_cnt_short(o, SPE_CNT_ISSUE, saturate(r->issue_lat, cfg->count_size));
     if (p & SPE_R_XLAT_LAT)
-        o += spe_pkt_counter(o, SPE_CNT_XLAT, saturate(r->xlat_lat, cfg->count_size));
+        o = put_cnt_short(o, SPE_CNT_XLAT, saturate(r->xlat_lat, cfg->count_size));
     if (p & SPE_R_TARGET)
-        o += spe_pkt_address(o, SPE_ADDR_TARGET, ins_payload(r->target, r->target_el, r->target_ns));
+        o = put_addr_short(o, SPE_ADDR_TARGET, ins_payload(r->target, r->target_el, r->target_ns));
     if (p & SPE_R_DATA_VA)
-        o += spe_pkt_address(o, SPE_ADDR_DATA_VA,
-                             ap_field_prep(SPE_ADDR_ADDR, r->data_va) |
-                             ap_field_prep(SPE_ADDR_TAG, r->data_va_tag));
+        o = put_addr_short(o, SPE_ADDR_DATA_VA,
+                           ap_field_prep(SPE_ADDR_ADDR, r->data_va) |
+                           ap_field_prep(SPE_ADDR_TAG, r->data_va_tag));
     if (p & SPE_R_DATA_PA)
-        o += spe_pkt_address(o, SPE_ADDR_DATA_PA,
-                             ap_field_prep(SPE_ADDR_ADDR, r->data_pa) |
-                             ap_field_prep(SPE_ADDR_NS, r->data_pa_ns));
+        o = put_addr_short(o, SPE_ADDR_DATA_PA,
+                           ap_field_prep(SPE_ADDR_ADDR, r->data_pa) |
+                           ap_field_prep(SPE_ADDR_NS, r->data_pa_ns));
     if (p & SPE_R_DATA_SOURCE) {
         unsigned sz = ds_sz(r, cfg);
         *o++ = (uint8_t)(SPE_HDR_DATA_SOURCE | ap_field_prep(SPE_HDR_SZ, sz));
@@ -217,7 +258,8 @@ size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *ou
     {
         size_t last = (p & SPE_R_TIMESTAMP) ? 9 : 1;
         size_t pad = total - (size_t)(o - out) - last;
-        memset(o, SPE_HDR_PADDING, pad);
+        for (size_t i = 0; i < pad; i++) /* usually none or a few bytes: no memset call */
+            o[i] = SPE_HDR_PADDING;
         o += pad;
     }
     if (p & SPE_R_TIMESTAMP) {

@@ -147,6 +147,9 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
     ap_reg_reset(&spu->rf, true);
     ap_rng_seed(&spu->rng, cfg->rng_seed);
     spu->next_complete = UINT64_MAX;
+    spu->slot_shift = cfg->max_size;
+    spu->fmt = (spe_format_cfg){ .max_size = cfg->max_size, .align = cfg->align,
+                                 .count_size = cfg->count_size };
     spu_reevaluate(spu);
     *out = spu;
     return ARMPROF_OK;
@@ -304,11 +307,14 @@ static void counter_on_enable(spu_t *spu)
     spu->regs[R_PMSICR_EL1] = ap_field_set(icr, PMSICR_COUNT, count);
 }
 
+static void sample_attrs_update(spu_t *spu);
+
 void spu_reevaluate(spu_t *spu)
 {
     bool was = spu->prof_enabled;
     spu->buf_enabled = buffer_enabled(spu, &spu->regime);
     spu->prof_enabled = profiling_enabled(spu);
+    sample_attrs_update(spu);
     if (spu->prof_enabled && !was && !spu->ext) /* an external sampler initialises its own */
         counter_on_enable(spu);
 }
@@ -612,9 +618,13 @@ static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
     uint32_t off = spu->fifo_head + fifo_used(spu);
     if (off >= rs)
         off -= rs;
-    uint32_t first = len < rs - off ? len : rs - off;
-    memcpy(spu->fifo_data + off, b, first);
-    memcpy(spu->fifo_data, b + first, len - first);
+    if (len <= rs - off) {
+        memcpy(spu->fifo_data + off, b, len);
+    } else {
+        uint32_t first = rs - off;
+        memcpy(spu->fifo_data + off, b, first);
+        memcpy(spu->fifo_data, b + first, len - first);
+    }
     uint32_t idx = spu->fifo_rhead + spu->fifo_nrec;
     if (idx >= spu->fifo_nrec_cap)
         idx -= spu->fifo_nrec_cap;
@@ -667,9 +677,9 @@ static void fifo_drain(spu_t *spu, uint64_t bytes)
  * Records
  * ============================================================================================= */
 
-static uint16_t saturate(const spu_t *spu, uint32_t v)
+static inline uint16_t saturate(const spu_t *spu, uint32_t v)
 {
-    uint32_t max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
+    uint32_t max = spu->samp.count_max;
     return (uint16_t)(v > max ? max : v);
 }
 
@@ -757,6 +767,18 @@ static bool collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat
     return true;
 }
 
+/* The collection controls as they stand now; every input of them (the PE context, PMSCR_EL1,
+ * PMSCR_EL2 and the owning regime) changes only through spu_reevaluate() or spu_restore(). */
+static void sample_attrs_update(spu_t *spu)
+{
+    spu->samp.context1 = collect_context1(spu);
+    spu->samp.context2 = collect_context2(spu);
+    spu->samp.pa = collect_pa(spu);
+    spu->samp.pc_ns = armprof_pe_security(&spu->ctx) != ARMPROF_SECURE;
+    spu->samp.ts_kind = collect_timestamp(spu);
+    spu->samp.count_max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
+}
+
 static int op_type_of(const spu_op *op)
 {
     switch (op->op_class) {
@@ -794,18 +816,18 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
     r->present = SPE_R_PC | SPE_R_OPTYPE;
     r->pc = op->pc & AP_GENMASK(55, 0);
     r->pc_el = c->el;
-    r->pc_ns = armprof_pe_security(c) != ARMPROF_SECURE;
+    r->pc_ns = spu->samp.pc_ns;
     r->op_class = op->op_class;
     r->op_subclass = op->op_subclass;
-    if (collect_context1(spu)) {
+    if (spu->samp.context1) {
         r->present |= SPE_R_CONTEXT_EL1;
         r->context_el1 = (uint32_t)c->contextidr_el1;
     }
-    if (collect_context2(spu)) {
+    if (spu->samp.context2) {
         r->present |= SPE_R_CONTEXT_EL2;
         r->context_el2 = (uint32_t)c->contextidr_el2;
     }
-    s->ts_kind = collect_timestamp(spu);
+    s->ts_kind = spu->samp.ts_kind;
     if (exc)
         return; /* 2.3.5: armprof records only PC, type, events and time for an exception */
     r->present |= SPE_R_TOTAL_LAT | SPE_R_ISSUE_LAT;
@@ -827,7 +849,7 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
             r->data_va = op->data_va & AP_GENMASK(55, 0);
             r->data_va_tag = (uint8_t)(op->data_va >> 56);
         }
-        if ((op->flags & SPU_OP_HAS_PA) && collect_pa(spu)) {
+        if ((op->flags & SPU_OP_HAS_PA) && spu->samp.pa) {
             r->present |= SPE_R_DATA_PA;
             r->data_pa = op->data_pa & AP_GENMASK(55, 0);
             r->data_pa_ns = op->data_pa_ns;
@@ -849,7 +871,7 @@ static uint64_t timestamp_now(const spu_t *spu, uint8_t kind)
 
 static inline uint8_t *slot_bytes(spu_t *spu, const spu_slot *s)
 {
-    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->cfg.max_size);
+    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->slot_shift);
 }
 
 /* The sampled operation in slot s completes: capture, filter, encode. */
@@ -868,10 +890,8 @@ static void complete_slot(spu_t *spu, spu_slot *s)
         r->present |= SPE_R_TIMESTAMP;
         r->timestamp = spu->ctx.timer_enabled ? timestamp_now(spu, s->ts_kind) : 0;
     }
-    spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
-                          .count_size = spu->cfg.count_size };
     uint8_t *b = slot_bytes(spu, s);
-    size_t n = spe_encode(r, &fc, b, (size_t)1 << spu->cfg.max_size);
+    size_t n = spe_encode(r, &spu->fmt, b, (size_t)1 << spu->slot_shift);
     s->len = (uint16_t)n;
     if (spu->rec_hook)
         spu->rec_hook(spu->rec_hook_user, r, b, n);
@@ -925,13 +945,44 @@ static spu_slot *oldest_waiting(spu_t *spu, bool *blocked_by_incomplete)
 static void accept_completed(spu_t *spu)
 {
     if (spu->next_complete <= spu->now) {
-        for (uint32_t k = 0; k < spu->inflight; k++) {
-            spu_slot *s = slot_at(spu, k);
-            if (!s->completed && s->complete_at <= spu->now)
-                complete_slot(spu, s);
+        /* One pass in sampling order: capture what is due, and find the next completion among
+         * the rest (the ring index wraps by compare, not by a modulo per slot). */
+        uint64_t m = UINT64_MAX;
+        const uint64_t now = spu->now;
+        uint32_t i = spu->slot_head;
+        const uint32_t cap = spu->cfg.max_inflight;
+        if (spu->complete_in_order) {
+            /* Completed slots are a prefix and the rest complete in ring order: stop at the
+             * first one not yet due, which is also the next completion. */
+            for (uint32_t k = spu->inflight; k; k--) {
+                spu_slot *s = &spu->slots[i];
+                if (!s->completed) {
+                    if (s->complete_at > now) {
+                        m = s->complete_at;
+                        break;
+                    }
+                    complete_slot(spu, s);
+                }
+                if (++i == cap)
+                    i = 0;
+            }
+        } else {
+            for (uint32_t k = spu->inflight; k; k--) {
+                spu_slot *s = &spu->slots[i];
+                if (!s->completed) {
+                    if (s->complete_at <= now)
+                        complete_slot(spu, s);
+                    else if (s->complete_at < m)
+                        m = s->complete_at;
+                }
+                if (++i == cap)
+                    i = 0;
+            }
         }
-        recompute_next_complete(spu);
+        spu->next_complete = m;
     }
+    if (!spu->inflight || !spu->slots[spu->slot_head].completed)
+        return; /* nothing waits for the FIFO */
     for (;;) {
         bool blocked;
         spu_slot *s = oldest_waiting(spu, &blocked);
@@ -1048,12 +1099,21 @@ uint64_t spu_skip(spu_t *spu, uint64_t n)
     return k;
 }
 
-static spu_op_result retire_one(spu_t *spu, const spu_op *op)
+/* The counter step of most operations: COUNT != 0, no ECOUNT running and no sample pending, so
+ * counter_tick() would only decrement COUNT. False (nothing changed) otherwise. */
+static inline bool counter_step_plain(spu_t *spu)
 {
-    if (!spu->prof_enabled)
-        return SPU_OP_NOT_COUNTED;
-    spu->st.population++;
-    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    if (spu->sample_pending || !ap_field_get(PMSICR_COUNT, icr) ||
+        (spu->cfg.ernd && ap_field_get(PMSICR_ECOUNT, icr)))
+        return false;
+    spu->regs[R_PMSICR_EL1] = icr - 1; /* COUNT is bits [31:0] and not zero: no borrow */
+    return true;
+}
+
+/* The counter step that may select the operation, then slot admission (§3.1.4). */
+static spu_op_result retire_tick(spu_t *spu, const spu_op *op)
+{
     if (!counter_tick(spu))
         return SPU_OP_COUNTED;
     if (spu->inflight >= spu->cfg.max_inflight) {
@@ -1072,11 +1132,27 @@ static spu_op_result retire_one(spu_t *spu, const spu_op *op)
     s->len = 0;
     s->seq = spu->next_seq++;
     s->complete_at = spu->now + op->total_lat;
+    if (!spu->inflight)
+        spu->complete_in_order = true;
+    else if (s->complete_at < spu->last_complete_at)
+        spu->complete_in_order = false;
+    spu->last_complete_at = s->complete_at;
     spu->inflight++;
     build_record(spu, op, s);
     if (s->complete_at < spu->next_complete)
         spu->next_complete = s->complete_at;
     return SPU_OP_SAMPLED;
+}
+
+static inline spu_op_result retire_one(spu_t *spu, const spu_op *op)
+{
+    if (!spu->prof_enabled)
+        return SPU_OP_NOT_COUNTED;
+    spu->st.population++;
+    emit(spu, ARMPROF_EV_SAMPLE_POP, 1);
+    if (counter_step_plain(spu))
+        return SPU_OP_COUNTED;
+    return retire_tick(spu, op);
 }
 
 spu_op_result spu_retire(spu_t *spu, const spu_op *op)
@@ -1090,12 +1166,14 @@ spu_op_result spu_retire(spu_t *spu, const spu_op *op)
  * Time
  * ============================================================================================= */
 
-/* One clock edge: drain, then accept completed records; time moves on by one cycle. */
-static void edge(spu_t *spu)
+/* One clock edge: drain, then accept completed records; time moves on by one cycle. An edge with
+ * nothing draining, nothing completing and nothing waiting for FIFO room only counts time. */
+static inline void edge(spu_t *spu)
 {
     if (spu->fifo_nrec && !spu->drain_stall)
         fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
-    accept_completed(spu);
+    if (spu->next_complete <= spu->now || (spu->inflight && spu->slots[spu->slot_head].completed))
+        accept_completed(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
     spu->now++;
@@ -1336,6 +1414,8 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         *spu = *t;
         spu->buf_enabled = buffer_enabled(spu, &spu->regime);
         spu->prof_enabled = profiling_enabled(spu);
+        sample_attrs_update(spu);
+        spu->complete_in_order = false; /* not known: the full scan */
         recompute_next_complete(spu);
     }
     free(t); free(slots); free(fd); free(fr); free(sb);

@@ -143,6 +143,11 @@ struct spu {
     uint32_t slot_head;       /* the oldest occupied slot */
     uint32_t inflight;
     uint64_t next_complete;   /* earliest complete_at of an incomplete slot, UINT64_MAX if none */
+    uint64_t last_complete_at; /* complete_at of the youngest slot */
+    bool complete_in_order;   /* complete_at never decreases from the oldest slot to the youngest:
+                               * they complete in sampling order (derived; false is always safe) */
+    uint8_t slot_shift;       /* max_size: each slot's record bytes are 1 << slot_shift apart */
+    spe_format_cfg fmt;       /* the record layout PMSIDR_EL1 and PMBIDR_EL1 describe */
 
     /* Record FIFO: a byte ring plus a ring of record descriptors. */
     uint8_t *fifo_data;
@@ -158,6 +163,16 @@ struct spu {
     /* Write-pointer bookkeeping for RHXSYK / RHLXGD. */
     uint64_t unit_ptr;        /* PMBPTR_EL1 as the unit last left it */
     bool ptr_checked;         /* the current PMBPTR_EL1 value passed the checks */
+
+    /* What every sampled record takes from the PE context and PMSCR_EL1/EL2 (§3.3.1), worked
+     * out by spu_reevaluate() after each change of them instead of once per sample. */
+    struct {
+        bool context1, context2;   /* CollectContext(): CONTEXTIDR_EL1 / _EL2 packets */
+        bool pa;                   /* CollectPhysicalAddress() */
+        bool pc_ns;                /* the PE is not in Secure state */
+        uint8_t ts_kind;           /* CollectTimeStamp(): 0 none, 1 virtual, 2 physical */
+        uint16_t count_max;        /* saturation value of the CountSize counters */
+    } samp;
 
     spu_stats st;
     spu_record_fn rec_hook;

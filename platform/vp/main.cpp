@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: armprof-vp, runs a scenario (or the built-in default) on the SystemC virtual platform.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,10 +22,42 @@ void usage()
 {
     std::fprintf(stderr,
                  "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
+                 "       armprof-vp [SCENARIO] --write-trace FILE [--ops N]\n"
                  "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
                  "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
                  "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
-                 "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n");
+                 "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n"
+                 "  --write-trace FILE writes PE 0's synthetic workload (ops operations) as an operation\n"
+                 "  trace (docs/trace-format.md) instead of running; workload.trace replays one.\n");
+}
+
+// PE 0's synthetic workload of the scenario (the generator and seed Platform gives PE 0) as an
+// operation-trace file.
+int write_trace(const Scenario &sc, const std::string &path)
+{
+    wl_config c;
+    wl_config_default(&c);
+    c.seed = sc.seed * 1000003u;
+    wl_gen g;
+    wl_init(&g, &c);
+    FILE *f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "armprof-vp: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    bool ok = wl_trace_write_header(f) == 0;
+    for (uint64_t i = 0; ok && i < sc.ops; i++) {
+        spu_op op;
+        wl_next(&g, &op);
+        ok = wl_trace_write_op(f, &op) == 0;
+    }
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) {
+        std::fprintf(stderr, "armprof-vp: error writing %s\n", path.c_str());
+        return 1;
+    }
+    std::printf("armprof-vp: wrote %llu operations to %s\n", (unsigned long long)sc.ops, path.c_str());
+    return 0;
 }
 
 bool write_file(const std::string &path, const void *data, size_t len)
@@ -126,6 +159,32 @@ cJSON *trbu_json(Platform &p, unsigned i)
     cJSON_AddNumberToObject(ag, "spurious", (double)as.spurious);
     cJSON_AddNumberToObject(ag, "pad_bytes", (double)as.pad_bytes);
     cJSON_AddNumberToObject(ag, "bytes_dumped", (double)as.bytes_copied + (double)as.pad_bytes);
+    cJSON_AddBoolToObject(ag, "stopped_on_fault", as.permanent != 0);
+    if (as.permanent) {
+        const TrbeAgent::Event &e = p.trbe_agent(i).permanent_fault();
+        cJSON *pf = cJSON_AddObjectToObject(ag, "permanent_fault");
+        // TRBSR_EL1 has PMBSR_EL1's EC [31:26], EA [18] and FSC [5:0]: the same kind names.
+        cJSON_AddNumberToObject(pf, "at_ns", (double)e.when_ns);
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)e.trbsr);
+        cJSON_AddStringToObject(pf, "TRBSR_EL1", hex);
+        std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)e.trbptr);
+        cJSON_AddStringToObject(pf, "TRBPTR_EL1", hex);
+        cJSON_AddStringToObject(pf, "kind", SpeAgent::fault_kind(e.trbsr).c_str());
+    }
+    return o;
+}
+
+// PE i's PMU counters as the perf session read them at the end (event name -> count).
+cJSON *pmu_json(Platform &p, unsigned i)
+{
+    cJSON *o = cJSON_CreateObject();
+    PmuAgent &a = p.pmu_agent(i);
+    const std::vector<uint16_t> &ev = p.pmu_events();
+    for (unsigned c = 0; c < ev.size(); c++)
+        cJSON_AddNumberToObject(o, pmu_event_name(ev[c]), (double)a.read(c));
+    cJSON_AddNumberToObject(o, "PMCCNTR_EL0", (double)a.cycles());
+    cJSON_AddNumberToObject(o, "interrupts", (double)p.irqc().assertions(i, p.scenario().pmu.ppi));
     return o;
 }
 
@@ -134,7 +193,7 @@ cJSON *trbu_json(Platform &p, unsigned i)
 int sc_main(int argc, char **argv)
 {
     Scenario sc;
-    std::string out = "out", file;
+    std::string out = "out", file, trace_out;
     bool vcd = false, quiet = false;
     uint64_t ops_override = 0;
     for (int i = 1; i < argc; i++) {
@@ -143,6 +202,8 @@ int sc_main(int argc, char **argv)
             out = argv[++i];
         else if (a == "--vcd")
             vcd = true;
+        else if (a == "--write-trace" && i + 1 < argc)
+            trace_out = argv[++i];
         else if (a == "--quiet")
             quiet = true;
         else if (a == "--ops" && i + 1 < argc)
@@ -164,8 +225,14 @@ int sc_main(int argc, char **argv)
             return 2;
         }
     }
+    if (ops_override && trace_out.empty() && !sc.workload.trace.empty()) {
+        std::fprintf(stderr, "armprof-vp: --ops does not apply to a trace replay (workload.repeat sets the length)\n");
+        return 2;
+    }
     if (ops_override)
         sc.ops = ops_override;
+    if (!trace_out.empty())
+        return write_trace(sc, trace_out);
     auto t0 = std::chrono::steady_clock::now();
     Platform *pp;
     try {
@@ -226,6 +293,11 @@ int sc_main(int argc, char **argv)
             }
         }
     }
+    if (p.has_pmu()) {
+        cJSON *pm = cJSON_AddObjectToObject(root, "pmu");
+        for (unsigned i = 0; i < p.pes(); i++)
+            cJSON_AddItemToObject(pm, ("pe" + std::to_string(i)).c_str(), pmu_json(p, i));
+    }
     cJSON_AddNumberToObject(root, "population_ops", (double)pop);
     cJSON_AddNumberToObject(root, "population_ops_per_host_second", host > 0 ? (double)pop / host : 0);
     const Bus::Stats &bs = p.bus().target_stats(0);
@@ -255,6 +327,9 @@ int sc_main(int argc, char **argv)
 
     std::printf("armprof-vp: scenario '%s', %u PE(s), %.3f ms simulated in %.2f s host\n", sc.name.c_str(),
                 sc.pes, sc_time_stamp().to_seconds() * 1e3, host);
+    if (p.trace())
+        std::printf("  workload: replay of %s (%zu operations x %llu)\n", sc.workload.trace.c_str(), p.trace()->count,
+                    (unsigned long long)sc.workload.repeat);
     std::printf("  population ops     %llu (%.1f M/s host)\n", (unsigned long long)pop, host > 0 ? pop / host / 1e6 : 0.0);
     for (unsigned i = 0; i < p.pes(); i++) {
         spu_stats st;
@@ -298,6 +373,21 @@ int sc_main(int argc, char **argv)
             }
         if (more)
             std::printf("    ... and %u more fault reports\n", more);
+        if (as.permanent) {
+            const TrbeAgent::Event &e = p.trbe_agent(i).permanent_fault();
+            std::printf("    driver stopped: permanent fault (%s) at %llu ns, TRBSR_EL1=0x%llx TRBPTR_EL1=0x%llx; "
+                        "trace after it not collected\n",
+                        SpeAgent::fault_kind(e.trbsr).c_str(), (unsigned long long)e.when_ns,
+                        (unsigned long long)e.trbsr, (unsigned long long)e.trbptr);
+        }
+    }
+    for (unsigned i = 0; p.has_pmu() && i < p.pes(); i++) {
+        std::printf("  pe%u pmu:", i);
+        const std::vector<uint16_t> &ev = p.pmu_events();
+        for (unsigned c = 0; c < ev.size(); c++)
+            std::printf("%s %s %llu", c ? "," : "", pmu_event_name(ev[c]),
+                        (unsigned long long)p.pmu_agent(i).read(c));
+        std::printf("\n");
     }
     std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
                 (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,

@@ -118,11 +118,12 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         return false;
     }
     Reader r;
+    bool ops_key = false;
     struct fy_node *root = fy_document_root(fyd);
     bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
         if (k == "name") { sc.name = r.scalar(v); return true; }
         if (k == "pes") return set_uint(r, v, k, sc.pes);
-        if (k == "ops") return set_uint(r, v, k, sc.ops);
+        if (k == "ops") { ops_key = true; return set_uint(r, v, k, sc.ops); }
         if (k == "ops_per_cycle") return set_uint(r, v, k, sc.ops_per_cycle);
         if (k == "clock_ns") return r.dbl(v, k, sc.clock_ns);
         if (k == "quantum_ns") return r.dbl(v, k, sc.quantum_ns);
@@ -171,6 +172,28 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 r.err = "trbe: unknown key '" + s + "'";
                 return false;
             });
+        if (k == "workload")
+            return r.each(v, "workload", [&](const std::string &s, struct fy_node *w) {
+                if (s == "trace") {
+                    // Relative to the scenario file's folder.
+                    std::string t = r.scalar(w);
+                    size_t slash = path.rfind('/');
+                    if (!t.empty() && t[0] != '/' && slash != std::string::npos)
+                        t = path.substr(0, slash + 1) + t;
+                    sc.workload.trace = t;
+                    return !t.empty() || (r.err = "workload.trace: empty", false);
+                }
+                if (s == "repeat") return set_uint(r, w, s, sc.workload.repeat);
+                r.err = "workload: unknown key '" + s + "'";
+                return false;
+            });
+        if (k == "pmu")
+            return r.each(v, "pmu", [&](const std::string &s, struct fy_node *w) {
+                if (s == "enabled") return r.boolean(w, s, sc.pmu.enabled);
+                if (s == "ppi") return set_uint(r, w, s, sc.pmu.ppi);
+                r.err = "pmu: unknown key '" + s + "'";
+                return false;
+            });
         if (k == "smmu")
             return r.each(v, "smmu", [&](const std::string &s, struct fy_node *w) {
                 if (s == "stage2") return r.boolean(w, s, sc.stage2);
@@ -209,6 +232,10 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         return false;
     });
     fy_document_destroy(fyd);
+    if (ok && ops_key && !sc.workload.trace.empty()) {
+        r.err = "ops: not used with workload.trace (a replay runs lines * workload.repeat operations)";
+        ok = false;
+    }
     if (!ok)
         err = path + ": " + (r.err.empty() ? "empty document" : r.err);
     return ok;

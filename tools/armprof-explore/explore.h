@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "run_trbe.h"
 #include "spe_run.h"
 
 #ifdef __cplusplus
@@ -26,11 +27,21 @@ typedef struct ex_val {
     char text[32];      /* canonical text: the point key, CSV and JSON use it */
 } ex_val;
 
+/* Which model runs the points: the C-level units (fast, in-process) or the SystemC platform
+ * (armprof-vp, one child process per point). */
+typedef enum ex_model { EX_MODEL_C = 0, EX_MODEL_PLATFORM = 1 } ex_model;
+
 typedef struct ex_point_cfg {
     spe_run_opts run;   /* what spe_run() gets */
+    run_trbe_opts trbe; /* what run_trbe() gets */
+    bool spe_enabled;   /* run the SPU (spe_run) */
+    bool trbe_enabled;  /* run the TRBU (run_trbe) */
+    uint64_t trbe_mode; /* index into ex_trbe_mode_names */
+    uint64_t trbe_tm;   /* index into ex_trbe_tm_names */
     uint64_t seed;      /* the sweep's seed, before the per-point derivation */
     uint64_t mix;       /* index into ex_mix_names */
     double clock_hz;    /* simulated PE clock: turns cycles into seconds */
+    ex_model model;     /* part of the point's key */
 } ex_point_cfg;
 
 typedef struct ex_param_def {
@@ -41,6 +52,8 @@ typedef struct ex_param_def {
     bool bytes;             /* accepts K, KiB, M, MiB, G, GiB suffixes */
     bool seeds;             /* part of the point's seed (workload parameters) */
     const char *help;
+    const char *const *names;   /* EX_ENUM: the accepted values, NULL-terminated */
+    const char *platform;   /* the armprof-vp scenario key it maps to ("spe.interval"), NULL: none */
 } ex_param_def;
 
 size_t ex_param_count(void);
@@ -55,6 +68,8 @@ ex_val ex_param_get(size_t p, const ex_point_cfg *cfg);
 void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v);
 
 extern const char *const ex_mix_names[];
+extern const char *const ex_trbe_mode_names[];  /* fill, wrap, circular (TRBLIMITR_EL1.FM) */
+extern const char *const ex_trbe_tm_names[];    /* stop, irq, ignore (TRBLIMITR_EL1.TM) */
 void ex_point_cfg_default(ex_point_cfg *cfg);
 
 /* ----- Metrics ----------------------------------------------------------------------------------
@@ -66,6 +81,9 @@ enum {
     EXM_LOST_PCT, EXM_DL_EVENTS, EXM_MGMT_EVENTS, EXM_BUFFER_FULL_EVENTS, EXM_FAULT_EVENTS,
     EXM_EXT_ABORT_EVENTS, EXM_IRQS, EXM_IRQ_PER_S, EXM_BUFFER_FULL_PCT, EXM_FIFO_MEAN,
     EXM_FIFO_P99, EXM_FIFO_MAX, EXM_BUS_BYTES_PER_CYCLE, EXM_BUS_MBYTES_PER_S, EXM_SAMPLES_PER_S,
+    EXM_TRBE_BYTES_IN, EXM_TRBE_BYTES_WRITTEN, EXM_TRBE_BYTES_COPIED, EXM_TRBE_BYTES_DISCARDED,
+    EXM_TRBE_BYTES_OVERWRITTEN, EXM_TRBE_BYTES_LOST, EXM_TRBE_LOST_PCT, EXM_TRBE_WRAPS,
+    EXM_TRBE_MGMT_EVENTS, EXM_TRBE_IRQS, EXM_TRBE_IRQ_PER_S, EXM_TRBE_FULL_PCT, EXM_TRBE_CYCLES,
     EXM_CYCLES, EXM_SIM_SECONDS, EXM_HOST_SECONDS,
     EXM__COUNT
 };
@@ -74,9 +92,16 @@ const char *ex_metric_help(int m);
 /* False for host time: the only metric that differs between runs of the same point. */
 bool ex_metric_deterministic(int m);
 
+/* A metric a point did not measure (its unit did not run, or the model has no such figure) is
+ * NaN: an empty CSV cell and null in JSON; a column no point measured is left out. */
 typedef struct ex_result {
     double m[EXM__COUNT];
 } ex_result;
+
+/* Every metric NaN. */
+void ex_result_clear(ex_result *res);
+/* Which metrics the platform model (armprof-vp's summary.json) cannot give: true for those. */
+bool ex_metric_platform_missing(int m);
 
 /* ----- Sweep files ------------------------------------------------------------------------------ */
 
@@ -112,7 +137,12 @@ typedef struct ex_sweep {
     int ngroups;
     ex_group groups[EX_MAX_GROUPS];
     size_t npoints;
+    int fixed_line[EX_MAX_PARAMS];
     char ignored[256];      /* platform-only scenario keys the C-level model does not use */
+    char platform_top[2048];    /* those keys as YAML lines for armprof-vp's scenario (flow style) */
+    char platform_spe[512];     /* ... the ones under spe: */
+    char platform_trbe[256];    /* ... the ones under trbe: */
+    ex_model model;         /* set by ex_sweep_set_model() */
     double max_collision_pct;   /* recommendation thresholds (recommend: in the file) */
     double max_lost_pct;
 } ex_sweep;
@@ -121,6 +151,11 @@ typedef struct ex_sweep {
 int ex_sweep_load(const char *path, ex_sweep *sw, char *err, size_t errlen);
 /* The same from text in memory; `name` stands for the file in messages. */
 int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char *err, size_t errlen);
+
+/* Chooses the model that runs the points; the platform accepts only the parameters armprof-vp's
+ * scenarios have (the others must keep the platform's built-in value). On error returns -1 with
+ * "FILE:LINE: message" naming the first offending parameter. */
+int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen);
 
 /* Point i: its value index on every axis (idx[naxes]; -1 where its group does not sweep that
  * parameter and the scenario value holds) and its full configuration. */
@@ -132,8 +167,19 @@ void ex_point_key(const ex_point_cfg *cfg, char out[17]);
 /* The seed of a point: from the sweep seed and its workload parameters only (not its index or
  * worker), so points that differ only in the hardware see the same operations. */
 uint64_t ex_point_seed(const ex_point_cfg *cfg);
-/* Runs one point (the fast C-level model). Returns 0, or -1 with a message. */
+/* Checks that a point can run (unit configurations, TRBE buffer rules); -1 with why otherwise. */
+int ex_point_validate(const ex_point_cfg *cfg, char *why, size_t whylen);
+/* Runs one point through the C-level model (spe_run and/or run_trbe). Returns 0, or -1 with a message. */
 int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errlen);
+/* Runs one point through the platform: writes a scenario into a fresh folder under workdir, runs
+ * the armprof-vp at vp_path on it, reads its summary.json, removes the folder (kept on failure).
+ * Safe from several threads at once. Returns 0, or -1 with a message. */
+int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
+                          ex_result *res, char *err, size_t errlen);
+/* The scenario armprof-vp gets for a point, as YAML text (malloc'd; NULL when out of memory). */
+char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg);
+/* The armprof-vp next to the running program (/proc/self/exe), or NULL. Static storage. */
+const char *ex_default_vp_path(void);
 
 /* ----- Running a sweep -------------------------------------------------------------------------- */
 
@@ -145,6 +191,7 @@ typedef struct ex_run_opts {
     bool plots;             /* gnuplot PNG and SVG */
     volatile int *stop;     /* when it becomes non-zero, no new point starts (may be NULL) */
     FILE *summary;          /* recommendation and the list of files written (may be NULL) */
+    const char *vp_path;    /* armprof-vp for the platform model (sw->model) */
 } ex_run_opts;
 
 typedef struct ex_run_stats {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "explore.h"
 
@@ -22,8 +23,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: armprof-explore [options] SWEEP.yaml\n"
-            "Runs every point of a design-space sweep through the C-level SPE model (armprof-run's\n"
-            "scenario), in parallel, and writes OUT/results.csv, OUT/results.json, plots (PNG and\n"
+            "Runs every point of a design-space sweep through the C-level SPE and TRBE models\n"
+            "(armprof-run's scenarios) or the SystemC platform (armprof-vp), in parallel, and\n"
+            "writes OUT/results.csv, OUT/results.json, plots (PNG and\n"
             "SVG, through gnuplot) and OUT/recommendation.txt. Finished points are kept in\n"
             "OUT/points.jsonl: an interrupted sweep resumes where it stopped.\n\n"
             "  -j, --jobs N       worker threads (default: the machine's cores)\n"
@@ -31,7 +33,10 @@ static void usage(FILE *f)
             "      --fresh        forget finished points and run them all again\n"
             "      --no-plots     tables and recommendation only\n"
             "  -q, --quiet        no progress bar or summary\n"
-            "      --model M      c (default): the fast C-level model; platform: not available yet\n"
+            "      --model M      c (default): the fast C-level model; platform: armprof-vp, one\n"
+            "                     process per point (only the parameters armprof-vp has)\n"
+            "      --vp PATH      the armprof-vp to run (default: $ARMPROF_VP, else the one next\n"
+            "                     to armprof-explore)\n"
             "      --list-params  the parameters a sweep file can set or sweep, and the metrics\n"
             "  -h, --help         this text\n");
 }
@@ -44,7 +49,10 @@ static void list_params(void)
         char alias[48] = "";
         if (d->alias)
             snprintf(alias, sizeof(alias), " (or %s)", d->alias);
-        printf("  %-24s %s%s%s\n", d->name, d->help, alias, d->seeds ? " [seeds the workload]" : "");
+        char pk[64] = " [not in --model platform]";
+        if (d->platform)
+            snprintf(pk, sizeof(pk), " [platform: %s]", d->platform);
+        printf("  %-24s %s%s%s%s\n", d->name, d->help, alias, d->seeds ? " [seeds the workload]" : "", pk);
     }
     printf("\nmetrics (CSV columns after the swept parameters):\n");
     for (int m = 0; m < EXM__COUNT; m++)
@@ -55,12 +63,15 @@ int main(int argc, char **argv)
 {
     ex_run_opts ro = { .jobs = 0, .progress = true, .plots = true, .summary = stdout, .stop = &stop_flag };
     const char *out = NULL;
-    enum { O_FRESH = 256, O_NOPLOTS, O_MODEL, O_LIST };
+    enum { O_FRESH = 256, O_NOPLOTS, O_MODEL, O_LIST, O_VP };
+    ex_model model = EX_MODEL_C;
+    const char *vp = NULL;
     static const struct option lo[] = {
         { "jobs", required_argument, 0, 'j' }, { "out", required_argument, 0, 'o' },
         { "fresh", no_argument, 0, O_FRESH }, { "no-plots", no_argument, 0, O_NOPLOTS },
         { "quiet", no_argument, 0, 'q' }, { "model", required_argument, 0, O_MODEL },
-        { "list-params", no_argument, 0, O_LIST }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "list-params", no_argument, 0, O_LIST }, { "help", no_argument, 0, 'h' },
+        { "vp", required_argument, 0, O_VP }, { 0, 0, 0, 0 } };
     int ch;
     while ((ch = getopt_long(argc, argv, "j:o:qh", lo, NULL)) != -1) {
         switch (ch) {
@@ -83,12 +94,12 @@ int main(int argc, char **argv)
             if (!strcmp(optarg, "c"))
                 break;
             if (!strcmp(optarg, "platform")) {
-                fprintf(stderr, "armprof-explore: --model platform: the SystemC platform (armprof-vp) is not "
-                                "wired into armprof-explore yet; use the C-level model (--model c)\n");
-                return 2;
+                model = EX_MODEL_PLATFORM;
+                break;
             }
             fprintf(stderr, "armprof-explore: --model expects c or platform, got '%s'\n", optarg);
             return 2;
+        case O_VP: vp = optarg; break;
         case O_LIST: list_params(); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -105,8 +116,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    if (ro.progress && sw.ignored[0])
+    if (ex_sweep_set_model(&sw, model, err, sizeof(err))) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (model == EX_MODEL_PLATFORM) {
+        if (!vp)
+            vp = getenv("ARMPROF_VP");
+        if (!vp || !*vp)
+            vp = ex_default_vp_path();
+        if (!vp || access(vp, X_OK) != 0) {
+            fprintf(stderr, "armprof-explore: --model platform needs armprof-vp: %s%s\n",
+                    vp ? vp : "none next to armprof-explore", vp ? " is not an executable" : "; name it with --vp");
+            return 2;
+        }
+        ro.vp_path = vp;
+        if (ro.progress)
+            fprintf(stderr, "armprof-explore: platform model: %s, one process per point\n", vp);
+    } else if (ro.progress && sw.ignored[0]) {
         fprintf(stderr, "armprof-explore: the C-level model ignores the platform's %s\n", sw.ignored);
+    }
     char outdir[4096];
     if (out)
         snprintf(outdir, sizeof(outdir), "%s", out);

@@ -2,6 +2,7 @@
 /* params.c: the parameters a sweep can set, the metrics of a point, and running one point. */
 #define _POSIX_C_SOURCE 200809L
 #include "explore.h"
+#include "explore_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 
 /* Where a parameter lives in ex_point_cfg and how it is stored. */
-typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX } ex_ftype;
+typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX, FT_ENUM } ex_ftype;
 
 typedef struct ex_param_impl {
     ex_param_def def;
@@ -23,44 +24,73 @@ typedef struct ex_param_impl {
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
 const char *const ex_mix_names[] = { "default", "compute", "memory", "branchy", NULL };
+/* TRBLIMITR_EL1.FM and .TM, in the order of these tables. */
+const char *const ex_trbe_mode_names[] = { "fill", "wrap", "circular", NULL };
+const char *const ex_trbe_tm_names[] = { "stop", "irq", "ignore", NULL };
+static const unsigned trbe_fm_enc[] = { TRBU_FM_FILL, TRBU_FM_WRAP, TRBU_FM_CIRCULAR };
+static const unsigned trbe_tm_enc[] = { TRBU_TM_STOP, TRBU_TM_IRQ, TRBU_TM_IGNORE };
+
+/* name, alias, kind, lo, hi, byte suffixes, seeds, help, enum names, armprof-vp key, storage */
+#define P(n, al, k, lo, hi, by, se, h, nm, pk, ft, f) \
+    { { n, al, k, lo, hi, by, se, h, nm, pk }, ft, OFF(f) }
+#define U(n, al, lo, hi, h, pk, ft, f) P(n, al, EX_U64, lo, hi, false, false, h, NULL, pk, ft, f)
+#define B(n, h, pk, f) P(n, NULL, EX_BOOL, 0, 1, false, false, h, NULL, pk, FT_BOOL, f)
 
 /* Table order is the order of application: `mix` first (it reloads the workload), then the
  * rest, so `workload.*` values refine the chosen mix. */
 static const ex_param_impl params[] = {
-    { { "mix", NULL, EX_ENUM, 0, 3, false, true,
-        "workload preset: default, compute, memory (more misses), branchy" }, FT_MIX, OFF(mix) },
-    { { "seed", NULL, EX_U64, 0, 18446744073709551615.0, false, true,
-        "sweep seed: with the workload parameters it seeds each point" }, FT_U64, OFF(seed) },
-    { { "ops", NULL, EX_U64, 1, 1e12, false, false, "population operations per point" },
-      FT_U64, OFF(run.ops) },
-    { { "ops_per_cycle", "rate", EX_U64, 1, 64, false, false,
-        "workload rate: operations retired per cycle" }, FT_U32, OFF(run.ops_per_cycle) },
-    { { "clock_hz", NULL, EX_REAL, 1e6, 1e11, false, false,
-        "simulated PE clock, for per-second figures" }, FT_DBL, OFF(clock_hz) },
-    { { "interval", NULL, EX_U64, 256, 4294967040.0, false, false,
-        "sampling interval in operations (PMSIRR_EL1.INTERVAL x 256)" }, FT_U32, OFF(run.interval) },
-    { { "rnd", NULL, EX_BOOL, 0, 1, false, false, "PMSIRR_EL1.RND" }, FT_BOOL, OFF(run.rnd) },
-    { { "buffer_bytes", NULL, EX_U64, 4096, 4 * GiB, true, false,
-        "Profiling Buffer size (multiple of 4 KiB)" }, FT_U64, OFF(run.buffer_bytes) },
-    { { "service", NULL, EX_BOOL, 0, 1, false, false,
-        "service management events as Linux's arm_spe_pmu does" }, FT_BOOL, OFF(run.service) },
-    { { "irq_latency", NULL, EX_U64, 0, 1099511627776.0, false, false,
-        "cycles from PMBIRQ to the interrupt handler" }, FT_U64, OFF(run.irq_latency) },
-    { { "fifo_bytes", "fifo_depth", EX_U64, 1, 64.0 * 1024 * 1024, true, false,
-        "record FIFO depth in bytes" }, FT_U32, OFF(run.spu.fifo_bytes) },
-    { { "drain", "drain_bytes_per_cycle", EX_U64, 1, 1048576, false, false,
-        "record FIFO drain bandwidth, bytes per cycle" }, FT_U32, OFF(run.spu.drain_bytes_per_cycle) },
-    { { "inflight", "max_inflight", EX_U64, 1, 4096, false, false,
-        "sampled operations in flight before a collision" }, FT_U32, OFF(run.spu.max_inflight) },
-    { { "max_size", NULL, EX_U64, 4, 11, false, false, "PMSIDR_EL1.MaxSize (2^n bytes)" },
-      FT_U8, OFF(run.spu.max_size) },
-    { { "align", NULL, EX_U64, 0, 11, false, false, "PMBIDR_EL1.Align (2^n bytes)" },
-      FT_U8, OFF(run.spu.align) },
-    { { "ts", NULL, EX_BOOL, 0, 1, false, false, "PMSCR_EL1.TS" }, FT_BOOL, OFF(run.ts) },
-    { { "pa", NULL, EX_BOOL, 0, 1, false, false, "PMSCR_EL1.PA" }, FT_BOOL, OFF(run.pa) },
-    { { "cx", NULL, EX_BOOL, 0, 1, false, false, "PMSCR_EL1.CX" }, FT_BOOL, OFF(run.cx) },
-#define WLP(f, h) { { "workload." #f, NULL, EX_REAL, 0, 1, false, true, h }, FT_DBL, OFF(run.wl.f) }
-#define WLU(f, h) { { "workload." #f, NULL, EX_U64, 0, 1000000, false, true, h }, FT_U32, OFF(run.wl.f) }
+    P("mix", NULL, EX_ENUM, 0, 3, false, true, "workload preset: default, compute, memory (more misses), branchy",
+      ex_mix_names, NULL, FT_MIX, mix),
+    P("seed", NULL, EX_U64, 0, 18446744073709551615.0, false, true,
+      "sweep seed: with the workload parameters it seeds each point", NULL, "seed", FT_U64, seed),
+    U("ops", NULL, 1, 1e12, "population operations per point", "ops", FT_U64, run.ops),
+    U("ops_per_cycle", "rate", 1, 64, "workload rate: operations retired per cycle", "ops_per_cycle", FT_U32,
+      run.ops_per_cycle),
+    P("clock_hz", NULL, EX_REAL, 1e6, 1e11, false, false, "simulated PE clock, for per-second figures", NULL,
+      "clock_ns", FT_DBL, clock_hz),
+    B("spe_enabled", "run the SPU (false: TRBE only; the platform always runs it)", NULL, spe_enabled),
+    U("interval", NULL, 256, 4294967040.0, "sampling interval in operations (PMSIRR_EL1.INTERVAL x 256)",
+      "spe.interval", FT_U32, run.interval),
+    B("rnd", "PMSIRR_EL1.RND", "spe.rnd", run.rnd),
+    P("buffer_bytes", NULL, EX_U64, 4096, 4 * GiB, true, false, "Profiling Buffer size (multiple of 4 KiB)",
+      NULL, "spe.buffer_bytes", FT_U64, run.buffer_bytes),
+    B("service", "service management events as Linux's arm_spe_pmu does", NULL, run.service),
+    U("irq_latency", NULL, 0, 1099511627776.0, "cycles from PMBIRQ to the interrupt handler", "spe.irq_latency",
+      FT_U64, run.irq_latency),
+    P("fifo_bytes", "fifo_depth", EX_U64, 1, 64.0 * 1024 * 1024, true, false, "record FIFO depth in bytes", NULL,
+      NULL, FT_U32, run.spu.fifo_bytes),
+    U("drain", "drain_bytes_per_cycle", 1, 1048576, "record FIFO drain bandwidth, bytes per cycle", NULL, FT_U32,
+      run.spu.drain_bytes_per_cycle),
+    U("inflight", "max_inflight", 1, 4096, "sampled operations in flight before a collision", NULL, FT_U32,
+      run.spu.max_inflight),
+    U("max_size", NULL, 4, 11, "PMSIDR_EL1.MaxSize (2^n bytes)", NULL, FT_U8, run.spu.max_size),
+    U("align", NULL, 0, 11, "PMBIDR_EL1.Align (2^n bytes)", NULL, FT_U8, run.spu.align),
+    B("ts", "PMSCR_EL1.TS", "spe.ts", run.ts),
+    B("pa", "PMSCR_EL1.PA", "spe.pa", run.pa),
+    B("cx", "PMSCR_EL1.CX", "spe.cx", run.cx),
+    B("trbe_enabled", "run the TRBU (default: true when a trbe_ parameter is set)", "trbe.enabled", trbe_enabled),
+    P("trbe_buffer_bytes", NULL, EX_U64, 8192, 1 * GiB, true, false,
+      "trace buffer size (multiple of 4 KiB, at least 8 KiB)", NULL, "trbe.buffer_bytes", FT_U64,
+      trbe.buffer_bytes),
+    P("trbe_mode", NULL, EX_ENUM, 0, 2, false, false, "TRBLIMITR_EL1.FM: fill (as Linux), wrap, circular",
+      ex_trbe_mode_names, NULL, FT_ENUM, trbe_mode),
+    U("trbe_irq_latency", NULL, 0, 1099511627776.0, "cycles from TRBIRQ to the interrupt handler",
+      "trbe.irq_latency", FT_U64, trbe.irq_latency),
+    P("trbe_bytes", NULL, EX_U64, 1, 1e12, true, false, "trace bytes the synthetic source produces", NULL,
+      "trbe.bytes", FT_U64, trbe.bytes),
+    U("trbe_mean_burst", NULL, 1, 32768, "mean bytes per burst from the trace unit", "trbe.mean_burst", FT_U32,
+      trbe.mean_burst),
+    U("trbe_bytes_per_cycle", NULL, 1, 1048576, "trace bandwidth of the source, bytes per cycle",
+      "trbe.bytes_per_cycle", FT_U32, trbe.bytes_per_cycle),
+    U("trbe_trigger_every", NULL, 0, 1e12, "mean trace bytes between Detected Triggers (0: none)",
+      "trbe.trigger_every", FT_U64, trbe.trigger_every),
+    U("trbe_trigger_count", NULL, 0, 4294967295.0, "TRBTRG_EL1 at each enable", "trbe.trigger_count", FT_U32,
+      trbe.trigger_count),
+    P("trbe_tm", NULL, EX_ENUM, 0, 2, false, false, "TRBLIMITR_EL1.TM: stop, irq, ignore (as Linux)",
+      ex_trbe_tm_names, "trbe.tm", FT_ENUM, trbe_tm),
+    U("trbe_align", NULL, 0, 11, "TRBIDR_EL1.Align (2^n-byte write unit)", "trbe.align", FT_U8, trbe.trbu.align),
+#define WLP(f, h) P("workload." #f, NULL, EX_REAL, 0, 1, false, true, h, NULL, NULL, FT_DBL, run.wl.f)
+#define WLU(f, h) P("workload." #f, NULL, EX_U64, 0, 1000000, false, true, h, NULL, NULL, FT_U32, run.wl.f)
     WLP(p_load, "probability of a load"),
     WLP(p_store, "probability of a store"),
     WLP(p_branch, "probability of a branch"),
@@ -86,6 +116,9 @@ static const ex_param_impl params[] = {
 #undef WLP
 #undef WLU
 };
+#undef P
+#undef U
+#undef B
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 _Static_assert(sizeof(params) / sizeof(params[0]) <= EX_MAX_PARAMS, "raise EX_MAX_PARAMS");
 
@@ -108,6 +141,12 @@ int ex_param_find(const char *name)
     /* The platform's scenario files group the SPE controls under `spe:`. */
     if (!strncmp(name, "spe.", 4))
         name += 4;
+    /* ... and the TRBE ones under `trbe:`: trbe.buffer_bytes is trbe_buffer_bytes. */
+    char tb[96];
+    if (!strncmp(name, "trbe.", 5)) {
+        snprintf(tb, sizeof(tb), "trbe_%s", name + 5);
+        name = tb;
+    }
     for (size_t i = 0; i < NPARAMS; i++)
         if (same_name(name, params[i].def.name) || (params[i].def.alias && same_name(name, params[i].def.alias)))
             return (int)i;
@@ -119,7 +158,7 @@ static void canon(size_t p, ex_val *v)
     switch (params[p].def.kind) {
     case EX_U64: snprintf(v->text, sizeof(v->text), "%" PRIu64, v->u); v->d = (double)v->u; break;
     case EX_BOOL: snprintf(v->text, sizeof(v->text), "%s", v->u ? "true" : "false"); v->d = (double)v->u; break;
-    case EX_ENUM: snprintf(v->text, sizeof(v->text), "%s", ex_mix_names[v->u]); v->d = (double)v->u; break;
+    case EX_ENUM: snprintf(v->text, sizeof(v->text), "%s", params[p].def.names[v->u]); v->d = (double)v->u; break;
     case EX_REAL: snprintf(v->text, sizeof(v->text), "%.10g", v->d); v->u = 0; break;
     }
 }
@@ -141,11 +180,15 @@ int ex_param_parse(size_t p, const char *text, ex_val *out, char *why, size_t wh
         break;
     case EX_ENUM: {
         size_t i;
-        for (i = 0; ex_mix_names[i]; i++)
-            if (!strcmp(text, ex_mix_names[i]))
+        for (i = 0; d->names[i]; i++)
+            if (!strcmp(text, d->names[i]))
                 break;
-        if (!ex_mix_names[i]) {
-            snprintf(why, whylen, "%s expects one of default, compute, memory, branchy; got '%s'", d->name, text);
+        if (!d->names[i]) {
+            char list[128] = "";
+            size_t k = 0;
+            for (size_t j = 0; d->names[j] && k < sizeof(list); j++)
+                k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", j ? ", " : "", d->names[j]);
+            snprintf(why, whylen, "%s expects one of %s; got '%s'", d->name, list, text);
             return -1;
         }
         out->u = i;
@@ -187,6 +230,11 @@ int ex_param_parse(size_t p, const char *text, ex_val *out, char *why, size_t wh
                      "has 4 KiB granularity)", text);
             return -1;
         }
+        if (!strcmp(d->name, "trbe_buffer_bytes") && (out->u & 4095)) {
+            snprintf(why, whylen, "trbe_buffer_bytes = %s is not a multiple of 4096 (TRBBASER_EL1.BASE and "
+                     "TRBLIMITR_EL1.LIMIT have 4 KiB granularity)", text);
+            return -1;
+        }
         break;
     }
     case EX_REAL: {
@@ -221,6 +269,7 @@ ex_val ex_param_get(size_t p, const ex_point_cfg *cfg)
     case FT_BOOL: { bool x; memcpy(&x, b, sizeof(x)); v.u = x; break; }
     case FT_DBL: { double x; memcpy(&x, b, sizeof(x)); v.d = x; break; }
     case FT_MIX: v.u = cfg->mix; break;
+    case FT_ENUM: { uint64_t x; memcpy(&x, b, sizeof(x)); v.u = x; break; }
     }
     canon(p, &v);
     return v;
@@ -259,6 +308,7 @@ void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v)
     case FT_BOOL: { bool x = v->u != 0; memcpy(b, &x, sizeof(x)); break; }
     case FT_DBL: { double x = v->d; memcpy(b, &x, sizeof(x)); break; }
     case FT_MIX: cfg->mix = v->u; load_mix(&cfg->run.wl, v->u); break;
+    case FT_ENUM: { uint64_t x = v->u; memcpy(b, &x, sizeof(x)); break; }
     }
 }
 
@@ -270,6 +320,48 @@ void ex_point_cfg_default(ex_point_cfg *cfg)
     cfg->seed = 1;
     cfg->mix = 0;
     cfg->clock_hz = 2e9;
+    cfg->spe_enabled = true;
+    /* The TRBE side as armprof-vp's trbe: defaults (examples/trbe.yaml). */
+    run_trbe_opts_default(&cfg->trbe);
+    cfg->trbe.bytes = 4ull << 20;
+    cfg->trbe.buffer_bytes = 64 << 10;
+    cfg->trbe.trigger_every = 0;
+    cfg->trbe_mode = 0; /* fill */
+    cfg->trbe_tm = 2;   /* ignore */
+}
+
+/* The run_trbe options of a point (the enum parameters as register encodings). */
+static run_trbe_opts trbe_opts(const ex_point_cfg *cfg)
+{
+    run_trbe_opts o = cfg->trbe;
+    o.fm = trbe_fm_enc[cfg->trbe_mode < 3 ? cfg->trbe_mode : 0];
+    o.tm = trbe_tm_enc[cfg->trbe_tm < 3 ? cfg->trbe_tm : 2];
+    o.dump = NULL;
+    return o;
+}
+
+int ex_point_validate(const ex_point_cfg *cfg, char *why, size_t whylen)
+{
+    if (!cfg->spe_enabled && !cfg->trbe_enabled) {
+        snprintf(why, whylen, "spe_enabled and trbe_enabled are both false: nothing to run");
+        return -1;
+    }
+    if (cfg->spe_enabled && spu_config_validate(&cfg->run.spu, why, whylen) != ARMPROF_OK)
+        return -1;
+    if (cfg->trbe_enabled) {
+        if (trbu_config_validate(&cfg->trbe.trbu, why, whylen) != ARMPROF_OK)
+            return -1;
+        if (cfg->trbe.buffer_bytes < 8192 || (cfg->trbe.buffer_bytes & 4095)) {
+            snprintf(why, whylen, "trbe_buffer_bytes: a multiple of 4 KiB, at least 8 KiB");
+            return -1;
+        }
+        if (cfg->trbe.buffer_bytes < (2ull << cfg->trbe.trbu.align)) {
+            snprintf(why, whylen, "trbe_buffer_bytes %" PRIu64 " holds fewer than two 2^trbe_align-byte units",
+                     cfg->trbe.buffer_bytes);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* ----- Metrics ------------------------------------------------------------------------------- */
@@ -302,6 +394,19 @@ static const struct { const char *name, *help; } metrics[EXM__COUNT] = {
     [EXM_BUS_BYTES_PER_CYCLE] = { "bus_bytes_per_cycle", "buffer write bandwidth used, bytes per cycle" },
     [EXM_BUS_MBYTES_PER_S] = { "bus_mbytes_per_s", "buffer write bandwidth used, MB per simulated second" },
     [EXM_SAMPLES_PER_S] = { "samples_per_s", "records written per simulated second" },
+    [EXM_TRBE_BYTES_IN] = { "trbe_bytes_in", "TRBE: trace bytes handed to the unit" },
+    [EXM_TRBE_BYTES_WRITTEN] = { "trbe_bytes_written", "TRBE: bytes written to the trace buffer (with padding)" },
+    [EXM_TRBE_BYTES_COPIED] = { "trbe_bytes_copied", "TRBE: bytes the driver copied out of the buffer" },
+    [EXM_TRBE_BYTES_DISCARDED] = { "trbe_bytes_discarded", "TRBE: bytes the unit discarded (stopped, disabled, fault)" },
+    [EXM_TRBE_BYTES_OVERWRITTEN] = { "trbe_bytes_overwritten", "TRBE: bytes overwritten before the driver copied them (Wrap, Circular)" },
+    [EXM_TRBE_BYTES_LOST] = { "trbe_bytes_lost", "TRBE: discarded + overwritten" },
+    [EXM_TRBE_LOST_PCT] = { "trbe_lost_pct", "TRBE: bytes lost / bytes in, %" },
+    [EXM_TRBE_WRAPS] = { "trbe_wraps", "TRBE: wrap events (TRB_WRAP)" },
+    [EXM_TRBE_MGMT_EVENTS] = { "trbe_management_events", "TRBE: trace buffer management events" },
+    [EXM_TRBE_IRQS] = { "trbe_interrupts", "TRBE: TRBIRQ rising edges" },
+    [EXM_TRBE_IRQ_PER_S] = { "trbe_interrupts_per_s", "TRBE: TRBIRQ rate per simulated second" },
+    [EXM_TRBE_FULL_PCT] = { "trbe_buffer_full_pct", "TRBE: time collection was stopped (TRBSR_EL1.S == 1), %" },
+    [EXM_TRBE_CYCLES] = { "trbe_cycles", "TRBE: simulated cycles of the trace run" },
     [EXM_CYCLES] = { "cycles", "simulated cycles" },
     [EXM_SIM_SECONDS] = { "sim_seconds", "simulated seconds (cycles / clock_hz)" },
     [EXM_HOST_SECONDS] = { "host_seconds", "host time of the point" },
@@ -310,6 +415,14 @@ static const struct { const char *name, *help; } metrics[EXM__COUNT] = {
 const char *ex_metric_name(int m) { return m >= 0 && m < EXM__COUNT ? metrics[m].name : "?"; }
 const char *ex_metric_help(int m) { return m >= 0 && m < EXM__COUNT ? metrics[m].help : "?"; }
 bool ex_metric_deterministic(int m) { return m != EXM_HOST_SECONDS; }
+
+bool ex_metric_platform_missing(int m)
+{
+    /* summary.json has no time-weighted FIFO occupancy, no time spent with PMBSR_EL1.S or
+     * TRBSR_EL1.S set, and the platform's TRBE run has no cycle count of its own. */
+    return m == EXM_FIFO_MEAN || m == EXM_FIFO_P99 || m == EXM_BUFFER_FULL_PCT || m == EXM_TRBE_FULL_PCT ||
+           m == EXM_TRBE_CYCLES;
+}
 
 /* ----- Points -------------------------------------------------------------------------------- */
 
@@ -336,6 +449,7 @@ void ex_point_build(const ex_sweep *sw, size_t i, ex_point_cfg *cfg)
     int idx[EX_MAX_AXES];
     ex_point_indices(sw, i, idx);
     ex_point_cfg_default(cfg);
+    cfg->model = sw->model;
     for (size_t p = 0; p < NPARAMS; p++) {
         const ex_val *v = sw->fixed[p] ? &sw->fixed_val[p] : NULL;
         for (int a = 0; a < sw->naxes; a++)
@@ -379,12 +493,72 @@ static uint64_t hash_params(const ex_point_cfg *cfg, bool seeds_only)
 
 void ex_point_key(const ex_point_cfg *cfg, char out[17])
 {
-    snprintf(out, 17, "%016" PRIx64, hash_params(cfg, false));
+    uint64_t h = hash_params(cfg, false);
+    if (cfg->model == EX_MODEL_PLATFORM)
+        h = mix64(h ^ 0x706c6174666f726dull); /* "platform": a result of the other model never resumes */
+    snprintf(out, 17, "%016" PRIx64, h);
 }
 
 uint64_t ex_point_seed(const ex_point_cfg *cfg)
 {
     return hash_params(cfg, true);
+}
+
+void ex_spe_metrics(const ex_spe_counts *k, double *m)
+{
+    double points = k->feed + k->collisions;
+    m[EXM_SAMPLES] = k->feed;
+    m[EXM_COLLISIONS] = k->collisions;
+    m[EXM_COLLISION_PCT] = points > 0 ? 100.0 * k->collisions / points : 0;
+    m[EXM_RECORDS_WRITTEN] = k->written;
+    m[EXM_RECORDS_DISCARDED] = k->discarded;
+    for (int i = 0; i < SPU_DISCARD__COUNT; i++)
+        m[EXM_DISCARD_FIRST + i] = k->discard[i];
+    double unsampled = k->ops > k->population ? k->ops - k->population : 0;
+    m[EXM_UNSAMPLED_OPS] = unsampled;
+    /* While PMBSR_EL1.S is 1 profiling is disabled: those operations never reach the sample
+     * counter. Their sample points are estimated at the rate seen over the population. */
+    double missed = k->population > 0 ? unsampled * points / k->population : 0;
+    double lost = k->discarded + k->collisions + missed;
+    double all = k->written + lost;
+    m[EXM_LOST_PCT] = all > 0 ? 100.0 * lost / all : 0;
+    m[EXM_DL_EVENTS] = k->dl;
+    m[EXM_MGMT_EVENTS] = k->mgmt;
+    m[EXM_BUFFER_FULL_EVENTS] = k->full;
+    m[EXM_FAULT_EVENTS] = k->fault;
+    m[EXM_EXT_ABORT_EVENTS] = k->ext_abort;
+    m[EXM_IRQS] = k->irqs;
+    m[EXM_IRQ_PER_S] = k->secs > 0 ? k->irqs / k->secs : 0;
+    m[EXM_BUFFER_FULL_PCT] = k->cycles > 0 ? 100.0 * k->service_cycles / k->cycles : 0;
+    m[EXM_FIFO_MEAN] = k->fifo_mean;
+    m[EXM_FIFO_P99] = k->fifo_p99;
+    m[EXM_FIFO_MAX] = k->fifo_max;
+    m[EXM_BUS_BYTES_PER_CYCLE] = k->cycles > 0 ? k->bytes / k->cycles : 0;
+    m[EXM_BUS_MBYTES_PER_S] = k->secs > 0 ? k->bytes / k->secs / 1e6 : 0;
+    m[EXM_SAMPLES_PER_S] = k->secs > 0 ? k->written / k->secs : 0;
+}
+
+void ex_trbe_metrics(const ex_trbe_counts *k, double *m)
+{
+    m[EXM_TRBE_BYTES_IN] = k->in;
+    m[EXM_TRBE_BYTES_WRITTEN] = k->written;
+    m[EXM_TRBE_BYTES_COPIED] = k->copied;
+    m[EXM_TRBE_BYTES_DISCARDED] = k->discarded;
+    m[EXM_TRBE_BYTES_OVERWRITTEN] = k->overwritten;
+    m[EXM_TRBE_BYTES_LOST] = k->discarded + k->overwritten;
+    m[EXM_TRBE_LOST_PCT] = k->in > 0 ? 100.0 * (k->discarded + k->overwritten) / k->in : 0;
+    m[EXM_TRBE_WRAPS] = k->wraps;
+    m[EXM_TRBE_MGMT_EVENTS] = k->mgmt;
+    m[EXM_TRBE_IRQS] = k->irqs;
+    m[EXM_TRBE_IRQ_PER_S] = k->secs > 0 ? k->irqs / k->secs : 0;
+    m[EXM_TRBE_FULL_PCT] = k->cycles > 0 ? 100.0 * k->stopped_cycles / k->cycles : 0;
+    m[EXM_TRBE_CYCLES] = k->cycles;
+}
+
+void ex_result_clear(ex_result *res)
+{
+    for (int i = 0; i < EXM__COUNT; i++)
+        res->m[i] = NAN;
 }
 
 int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errlen)
@@ -396,51 +570,56 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
     c.run.dump = NULL;
     c.run.progress = NULL;
     char why[160];
-    if (spu_config_validate(&c.run.spu, why, sizeof(why)) != ARMPROF_OK) {
+    if (ex_point_validate(&c, why, sizeof(why))) {
         snprintf(err, errlen, "invalid unit configuration: %s", why);
         return -1;
     }
-    spe_run_result r;
-    if (spe_run(&c.run, &r) != 0) {
-        snprintf(err, errlen, "%s (%s)", r.error_text, armprof_strerror(r.error));
-        return -1;
-    }
-    const spu_stats *st = &r.st;
+    ex_result_clear(res);
     double *m = res->m;
-    memset(res, 0, sizeof(*res));
-    double cyc = (double)r.cycles, secs = cyc / c.clock_hz;
-    m[EXM_SAMPLES] = (double)st->feed;
-    m[EXM_COLLISIONS] = (double)st->collisions;
-    double points = (double)(st->feed + st->collisions);
-    m[EXM_COLLISION_PCT] = points > 0 ? 100.0 * (double)st->collisions / points : 0;
-    m[EXM_RECORDS_WRITTEN] = (double)st->records_written;
-    m[EXM_RECORDS_DISCARDED] = (double)st->records_discarded;
-    for (int i = 0; i < SPU_DISCARD__COUNT; i++)
-        m[EXM_DISCARD_FIRST + i] = (double)st->discarded[i];
-    uint64_t unsampled = c.run.ops > st->population ? c.run.ops - st->population : 0;
-    m[EXM_UNSAMPLED_OPS] = (double)unsampled;
-    /* While PMBSR_EL1.S is 1 profiling is disabled: those operations never reach the sample
-     * counter. Their sample points are estimated at the rate seen over the population. */
-    double missed = st->population ? (double)unsampled * points / (double)st->population : 0;
-    double lost = (double)st->records_discarded + (double)st->collisions + missed;
-    double all = (double)st->records_written + lost;
-    m[EXM_LOST_PCT] = all > 0 ? 100.0 * lost / all : 0;
-    m[EXM_DL_EVENTS] = (double)r.dl_events;
-    m[EXM_MGMT_EVENTS] = (double)st->management_events;
-    m[EXM_BUFFER_FULL_EVENTS] = (double)st->buffer_full_events;
-    m[EXM_FAULT_EVENTS] = (double)st->fault_events;
-    m[EXM_EXT_ABORT_EVENTS] = (double)st->ext_abort_events;
-    m[EXM_IRQS] = (double)r.irqs;
-    m[EXM_IRQ_PER_S] = secs > 0 ? (double)r.irqs / secs : 0;
-    m[EXM_BUFFER_FULL_PCT] = cyc > 0 ? 100.0 * (double)st->service_cycles / cyc : 0;
-    m[EXM_FIFO_MEAN] = r.fifo_mean;
-    m[EXM_FIFO_P99] = (double)r.fifo_p99;
-    m[EXM_FIFO_MAX] = (double)r.fifo_max;
-    m[EXM_BUS_BYTES_PER_CYCLE] = cyc > 0 ? (double)st->bytes_written / cyc : 0;
-    m[EXM_BUS_MBYTES_PER_S] = secs > 0 ? (double)st->bytes_written / secs / 1e6 : 0;
-    m[EXM_SAMPLES_PER_S] = secs > 0 ? (double)st->records_written / secs : 0;
-    m[EXM_CYCLES] = cyc;
-    m[EXM_SIM_SECONDS] = secs;
-    m[EXM_HOST_SECONDS] = r.host_seconds;
+    double host = 0, cycles = 0;
+    if (c.spe_enabled) {
+        spe_run_result r;
+        if (spe_run(&c.run, &r) != 0) {
+            snprintf(err, errlen, "%s (%s)", r.error_text, armprof_strerror(r.error));
+            return -1;
+        }
+        const spu_stats *st = &r.st;
+        ex_spe_counts k = {
+            .feed = (double)st->feed, .collisions = (double)st->collisions, .written = (double)st->records_written,
+            .discarded = (double)st->records_discarded, .population = (double)st->population,
+            .ops = (double)c.run.ops, .dl = (double)r.dl_events, .mgmt = (double)st->management_events,
+            .full = (double)st->buffer_full_events, .fault = (double)st->fault_events,
+            .ext_abort = (double)st->ext_abort_events, .irqs = (double)r.irqs,
+            .service_cycles = (double)st->service_cycles, .fifo_mean = r.fifo_mean, .fifo_p99 = (double)r.fifo_p99,
+            .fifo_max = (double)r.fifo_max, .bytes = (double)st->bytes_written, .cycles = (double)r.cycles,
+            .secs = (double)r.cycles / c.clock_hz };
+        for (int i = 0; i < SPU_DISCARD__COUNT; i++)
+            k.discard[i] = (double)st->discarded[i];
+        ex_spe_metrics(&k, m);
+        host += r.host_seconds;
+        cycles = (double)r.cycles;
+    }
+    if (c.trbe_enabled) {
+        run_trbe_opts o = trbe_opts(&c);
+        o.seed = s ^ 0x5452424555ull; /* the trace source: its own stream from the point's seed */
+        run_trbe_result r;
+        if (run_trbe(&o, &r) != 0) {
+            snprintf(err, errlen, "TRBE: %s (%s)", r.error_text, armprof_strerror(r.error));
+            return -1;
+        }
+        ex_trbe_counts k = {
+            .in = (double)r.st.bytes_in, .written = (double)r.st.bytes_written, .copied = (double)r.dumped_bytes,
+            .discarded = (double)r.st.bytes_discarded, .overwritten = (double)r.overwritten_bytes,
+            .wraps = (double)r.st.wraps, .mgmt = (double)r.st.management_events, .irqs = (double)r.irqs,
+            .stopped_cycles = (double)r.stopped_cycles, .cycles = (double)r.cycles,
+            .secs = (double)r.cycles / c.clock_hz };
+        ex_trbe_metrics(&k, m);
+        host += r.host_seconds;
+        if (!c.spe_enabled)
+            cycles = (double)r.cycles;
+    }
+    m[EXM_CYCLES] = cycles;
+    m[EXM_SIM_SECONDS] = cycles / c.clock_hz;
+    m[EXM_HOST_SECONDS] = host;
     return 0;
 }

@@ -48,7 +48,9 @@ static void human_bytes(char *b, size_t n, double v)
 
 static const char *fmt_metric(char *b, size_t n, double v)
 {
-    if (v == floor(v) && fabs(v) < 9e15)
+    if (isnan(v))
+        snprintf(b, n, "%s", ""); /* not measured */
+    else if (v == floor(v) && fabs(v) < 9e15)
         snprintf(b, n, "%.0f", v);
     else
         snprintf(b, n, "%.6g", v);
@@ -91,11 +93,19 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    /* A metric no point measured (a unit that did not run, a figure the model lacks) has no column. */
+    bool col[EXM__COUNT];
+    for (int m = 0; m < EXM__COUNT; m++) {
+        col[m] = false;
+        for (size_t i = 0; i < sw->npoints && !col[m]; i++)
+            col[m] = !isnan(res[i].m[m]);
+    }
     fprintf(f, "index");
     for (int a = 0; a < sw->naxes; a++)
         fprintf(f, ",%s", ex_param(sw->axes[a].param)->name);
     for (int m = 0; m < EXM__COUNT; m++)
-        fprintf(f, ",%s", ex_metric_name(m));
+        if (col[m])
+            fprintf(f, ",%s", ex_metric_name(m));
     fputc('\n', f);
     char b[48];
     for (size_t i = 0; i < sw->npoints; i++) {
@@ -105,7 +115,8 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
         for (int a = 0; a < sw->naxes; a++)
             fprintf(f, ",%s", ex_param_get((size_t)sw->axes[a].param, &cfg).text);
         for (int m = 0; m < EXM__COUNT; m++)
-            fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
+            if (col[m])
+                fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
         fputc('\n', f);
     }
     if (fclose(f) != 0) {
@@ -121,7 +132,7 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "sweep", sw->name);
     cJSON_AddStringToObject(j, "file", sw->file);
-    cJSON_AddStringToObject(j, "model", "c-level");
+    cJSON_AddStringToObject(j, "model", sw->model == EX_MODEL_PLATFORM ? "platform" : "c-level");
     cJSON *sc = cJSON_AddObjectToObject(j, "scenario");
     ex_point_cfg base;
     ex_point_cfg_default(&base);
@@ -172,8 +183,12 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
                 cJSON_AddStringToObject(pp, name, v->text);
         }
         cJSON *mm = cJSON_AddObjectToObject(pt, "metrics");
-        for (int m = 0; m < EXM__COUNT; m++)
-            cJSON_AddNumberToObject(mm, ex_metric_name(m), res[i].m[m]);
+        for (int m = 0; m < EXM__COUNT; m++) {
+            if (isnan(res[i].m[m]))
+                cJSON_AddNullToObject(mm, ex_metric_name(m)); /* not measured */
+            else
+                cJSON_AddNumberToObject(mm, ex_metric_name(m), res[i].m[m]);
+        }
         cJSON_AddItemToArray(pts, pt);
     }
     cJSON *rl = cJSON_AddArrayToObject(j, "recommendation");
@@ -405,6 +420,59 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
     return 0;
 }
 
+/* TRBE: bytes lost against trace buffer size, one line per mode (or interrupt latency). */
+static int plot_trbe(const ex_sweep *sw, const ex_result *res, const char *dir, FILE *gp, int ba, int oa, char *err,
+                     size_t errlen)
+{
+    FILE *d = open_in(dir, "trbe_lost_vs_buffer.dat", err, errlen);
+    if (!d)
+        return -1;
+    int bo[EX_MAX_VALUES], oo[EX_MAX_VALUES] = { 0 };
+    sorted_order(&sw->axes[ba], bo);
+    int no = oa >= 0 ? sw->axes[oa].nvals : 1;
+    if (oa >= 0)
+        sorted_order(&sw->axes[oa], oo);
+    size_t per = 0;
+    fprintf(d, "# trbe_buffer_bytes trbe_lost_pct_mean trbe_lost_pct_max points\n");
+    for (int oi = 0; oi < no; oi++) {
+        fprintf(d, "# %s\n", oa >= 0 ? sw->axes[oa].vals[oo[oi]].text : "(fixed)");
+        for (int k = 0; k < sw->axes[ba].nvals; k++) {
+            agg g = aggregate(sw, res, EXM_TRBE_LOST_PCT, ba, bo[k], oa, oo[oi], -1, 0);
+            fprintf(d, "%.0f %.9g %.9g %zu\n", sw->axes[ba].vals[bo[k]].d, g.mean, g.max, g.n);
+            if (g.n > per)
+                per = g.n;
+        }
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    FILE *p = open_in(dir, "trbe_lost_vs_buffer.plt", err, errlen);
+    if (!p)
+        return -1;
+    char name[160];
+    title_esc(name, sizeof(name), sw->name);
+    fprintf(p, "reset\n");
+    fprintf(p, "set title \"%s: TRBE trace lost against trace buffer size%s\"\n", name,
+            per > 1 ? " (mean over the other parameters)" : "");
+    fprintf(p, "set xlabel 'trace buffer size (bytes)'\nset ylabel 'trace bytes lost (%% of trace)'\n");
+    fprintf(p, "set grid\nset key right top box opaque\nset yrange [0:*]\nset logscale x 2\nset format x '%%.0f'\n");
+    fprintf(p, "set style line 99 lc rgb '#b02020' dt 2 lw 1.5\nplot \\\n");
+    for (int oi = 0; oi < no; oi++) {
+        char t[96];
+        if (oa >= 0)
+            snprintf(t, sizeof(t), "%s %s", ex_param(sw->axes[oa].param)->name + 5, sw->axes[oa].vals[oo[oi]].text);
+        else
+            snprintf(t, sizeof(t), "trace lost");
+        char te[128];
+        title_esc(te, sizeof(te), t);
+        fprintf(p, "  'trbe_lost_vs_buffer.dat' index %d using 1:2 with linespoints lw 2 pt 7 title '%s', \\\n", oi,
+                te);
+    }
+    fprintf(p, "  %g with lines ls 99 title 'target %g %%'\n", sw->max_lost_pct, sw->max_lost_pct);
+    fclose(p);
+    gp_terms(gp, "trbe_lost_vs_buffer", NULL, false);
+    return 0;
+}
+
 /* Runs gnuplot in dir on plots.gp; false if it is missing or fails (its messages: gnuplot.log). */
 static bool run_gnuplot(const char *dir)
 {
@@ -449,8 +517,13 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
     if (ba >= 0)
         recommend_size(sw, res, ba, la, EXM_LOST_PCT, sw->max_lost_pct, "Profiling Buffer", "data lost",
                        " cycles", &reco, &nreco);
-    if (fa < 0 && ba < 0)
-        add_line(&reco, &nreco, "sweep fifo_bytes or buffer_bytes for a sizing recommendation");
+    int tba = axis_of(sw, "trbe_buffer_bytes"), tma = axis_of(sw, "trbe_mode");
+    int toa = tma >= 0 ? tma : axis_of(sw, "trbe_irq_latency");
+    if (tba >= 0)
+        recommend_size(sw, res, tba, toa, EXM_TRBE_LOST_PCT, sw->max_lost_pct, "trace buffer", "TRBE trace lost",
+                       tma >= 0 ? "" : " cycles", &reco, &nreco);
+    if (fa < 0 && ba < 0 && tba < 0)
+        add_line(&reco, &nreco, "sweep fifo_bytes, buffer_bytes or trbe_buffer_bytes for a sizing recommendation");
 
     snprintf(path, sizeof(path), "%s/results.json", outdir);
     int rc = write_json(sw, res, path, reco, nreco, err, errlen);
@@ -461,7 +534,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
             rc = -1;
         } else {
-            fprintf(f, "armprof-explore %s (%zu points, C-level model)\n", sw->name, sw->npoints);
+            fprintf(f, "armprof-explore %s (%zu points, %s model)\n", sw->name, sw->npoints,
+                    sw->model == EX_MODEL_PLATFORM ? "platform" : "C-level");
             for (int i = 0; i < nreco; i++)
                 fprintf(f, "%s\n", reco[i]);
             fclose(f);
@@ -486,6 +560,13 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             else
                 rc = -1;
         }
+        if (!rc && tba >= 0 && sw->axes[tba].nvals >= 2) {
+            possible++;
+            if (plot_trbe(sw, res, outdir, gp, tba, toa, err, errlen) == 0)
+                made++;
+            else
+                rc = -1;
+        }
         if (gp)
             fclose(gp);
         if (!rc && made) {
@@ -495,8 +576,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
                                  "the scripts are in %s/plots.gp\n", outdir, outdir);
         }
         if (!rc && summary && possible == 0)
-            fprintf(summary, "armprof-explore: no plot: sweep fifo_bytes (collisions), or buffer_bytes and "
-                             "irq_latency (heat map), with at least two values each\n");
+            fprintf(summary, "armprof-explore: no plot: sweep fifo_bytes (collisions), buffer_bytes and "
+                             "irq_latency (heat map), or trbe_buffer_bytes, with at least two values each\n");
     }
     if (!rc && summary) {
         fprintf(summary, "armprof-explore: %s: %zu points -> %s/results.csv, results.json%s\n", sw->name,

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,12 @@ static char *point_line(const ex_sweep *sw, size_t i, const char *key, const ex_
         cJSON_AddStringToObject(p, ex_param(sw->axes[a].param)->name,
                                 ex_param_get((size_t)sw->axes[a].param, &cfg).text);
     cJSON *m = cJSON_AddObjectToObject(j, "metrics");
-    for (int k = 0; k < EXM__COUNT; k++)
-        cJSON_AddNumberToObject(m, ex_metric_name(k), r->m[k]);
+    for (int k = 0; k < EXM__COUNT; k++) {
+        if (isnan(r->m[k]))
+            cJSON_AddNullToObject(m, ex_metric_name(k)); /* not measured */
+        else
+            cJSON_AddNumberToObject(m, ex_metric_name(k), r->m[k]);
+    }
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     return s;
@@ -113,7 +118,9 @@ static void *worker(void *arg)
         char key[17], err[256];
         ex_point_key(&cfg, key);
         ex_result r;
-        int rc = ex_point_run(&cfg, &r, err, sizeof(err));
+        int rc = cfg.model == EX_MODEL_PLATFORM
+                     ? ex_point_run_platform(pl->sw, &cfg, pl->ro->vp_path, pl->ro->outdir, &r, err, sizeof(err))
+                     : ex_point_run(&cfg, &r, err, sizeof(err));
         char *line = rc == 0 ? point_line(pl->sw, i, key, &r) : NULL;
 
         pthread_mutex_lock(&pl->mu);
@@ -127,6 +134,10 @@ static void *worker(void *arg)
                 fputc('\n', pl->state);
                 fflush(pl->state);
             }
+        } else if (pl->ro->stop && *pl->ro->stop) {
+            /* interrupted (a child process gets the signal too): not finished, not failed */
+            pthread_mutex_unlock(&pl->mu);
+            continue;
         } else {
             pl->failed++;
             if (!pl->first_err[0])
@@ -176,9 +187,9 @@ static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex
                 bool all = true;
                 for (int q = 0; q < EXM__COUNT && all; q++) {
                     cJSON *v = cJSON_GetObjectItemCaseSensitive(m, ex_metric_name(q));
-                    all = cJSON_IsNumber(v);
+                    all = cJSON_IsNumber(v) || cJSON_IsNull(v);
                     if (all)
-                        r.m[q] = v->valuedouble;
+                        r.m[q] = cJSON_IsNull(v) ? NAN : v->valuedouble;
                 }
                 if (all) {
                     res[i] = r;

@@ -14,7 +14,6 @@ typedef struct ctx {
     ex_sweep *sw;
     char *err;
     size_t errlen;
-    int fixed_line[EX_MAX_PARAMS];
 } ctx;
 
 /* 1-based line and column of a node (scalars: their token; collections: their first scalar). */
@@ -128,9 +127,9 @@ static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_
     if (ex_param_parse((size_t)p, text, &c->sw->fixed_val[p], why, sizeof(why)))
         return fail(c, val, 0, "%s", why);
     if (c->sw->fixed[p])
-        return fail(c, key, 0, "%s is already set on line %d", name, c->fixed_line[p]);
+        return fail(c, key, 0, "%s is already set on line %d", name, c->sw->fixed_line[p]);
     c->sw->fixed[p] = true;
-    c->fixed_line[p] = line_of(key);
+    c->sw->fixed_line[p] = line_of(key);
     return 0;
 }
 
@@ -275,20 +274,67 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
     return 0;
 }
 
-/* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. */
-static const char *const platform_keys[] = { "pes", "clock_ns", "quantum_ns", "dmi", "smmu", "bus", "memory",
+/* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. The C-level
+ * model ignores them (and says so); the platform model gets them as they are written. */
+static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "bus", "memory", "pmu",
                                              "faults", "spe.restart_after_fault", "spe.hw_flag_update",
-                                             "spe.ppi", NULL };
+                                             "spe.ppi", "trbe.ppi", NULL };
 
-static bool platform_only(ctx *c, const char *name)
+static int append(char *buf, size_t cap, const char *key, const char *text)
+{
+    size_t n = strlen(buf);
+    int k = snprintf(buf + n, cap - n, "%s: %s\n", key, text);
+    return k < 0 || (size_t)k >= cap - n ? -1 : 0;
+}
+
+/* 1: a platform-only key (kept for the platform model), 0: not one, -1: error (set). */
+static int platform_only(ctx *c, const char *name, struct fy_node *key, struct fy_node *val)
 {
     for (int i = 0; platform_keys[i]; i++)
         if (!strcmp(name, platform_keys[i])) {
             size_t n = strlen(c->sw->ignored);
             snprintf(c->sw->ignored + n, sizeof(c->sw->ignored) - n, "%s%s", n ? ", " : "", name);
-            return true;
+            char *text = val ? fy_emit_node_to_string(val, FYECF_MODE_FLOW_ONELINE | FYECF_WIDTH_INF |
+                                                               FYECF_NO_ENDING_NEWLINE) : NULL;
+            if (!text)
+                return fail(c, key, 0, "%s: cannot read its value", name);
+            int rc;
+            if (!strncmp(name, "spe.", 4))
+                rc = append(c->sw->platform_spe, sizeof(c->sw->platform_spe), name + 4, text);
+            else if (!strncmp(name, "trbe.", 5))
+                rc = append(c->sw->platform_trbe, sizeof(c->sw->platform_trbe), name + 5, text);
+            else
+                rc = append(c->sw->platform_top, sizeof(c->sw->platform_top), name, text);
+            free(text);
+            if (rc)
+                return fail(c, key, 0, "%s: the platform's settings are too long for armprof-explore", name);
+            return 1;
         }
-    return false;
+    return 0;
+}
+
+/* spe: and trbe: sections, in the platform's scenario format. */
+static int parse_unit_section(ctx *c, const char *unit, struct fy_node *v)
+{
+    void *jt = NULL;
+    struct fy_node_pair *sp;
+    while ((sp = fy_node_mapping_iterate(v, &jt))) {
+        struct fy_node *sk = fy_node_pair_key(sp);
+        const char *sn = scalar(sk);
+        if (!sn)
+            return fail(c, sk, 0, "keys must be plain names");
+        char full[96], prefix[16];
+        snprintf(full, sizeof(full), "%s.%s", unit, sn);
+        snprintf(prefix, sizeof(prefix), "%s.", unit);
+        int po = platform_only(c, full, sk, fy_node_pair_value(sp));
+        if (po < 0)
+            return -1;
+        if (po)
+            continue;
+        if (set_fixed(c, prefix, sk, fy_node_pair_value(sp)))
+            return -1;
+    }
+    return 0;
 }
 
 static int parse_root(ctx *c, struct fy_node *root)
@@ -332,21 +378,9 @@ static int parse_root(ctx *c, struct fy_node *root)
                 if (set_fixed(c, strcmp(wn, "mix") ? "workload." : "", wk, fy_node_pair_value(wp)))
                     return -1;
             }
-        } else if (!strcmp(name, "spe") && v && fy_node_is_mapping(v)) {
-            void *jt = NULL;
-            struct fy_node_pair *sp;
-            while ((sp = fy_node_mapping_iterate(v, &jt))) {
-                struct fy_node *sk = fy_node_pair_key(sp);
-                const char *sn = scalar(sk);
-                if (!sn)
-                    return fail(c, sk, 0, "keys must be plain names");
-                char full[96];
-                snprintf(full, sizeof(full), "spe.%s", sn);
-                if (platform_only(c, full))
-                    continue;
-                if (set_fixed(c, "spe.", sk, fy_node_pair_value(sp)))
-                    return -1;
-            }
+        } else if ((!strcmp(name, "spe") || !strcmp(name, "trbe")) && v && fy_node_is_mapping(v)) {
+            if (parse_unit_section(c, name, v))
+                return -1;
         } else if (!strcmp(name, "clock_ns")) {
             /* The platform's PE clock period: the C-level model's clock_hz. */
             const char *t = scalar(v);
@@ -361,26 +395,46 @@ static int parse_root(ctx *c, struct fy_node *root)
             if (ex_param_parse((size_t)p, hz, &c->sw->fixed_val[p], why, sizeof(why)))
                 return fail(c, v, 0, "%s", why);
             c->sw->fixed[p] = true;
-            c->fixed_line[p] = line_of(k);
-        } else if (platform_only(c, name)) {
-            continue;
+            c->sw->fixed_line[p] = line_of(k);
         } else {
+            int po = platform_only(c, name, k, v);
+            if (po < 0)
+                return -1;
+            if (po)
+                continue;
             if (v && !fy_node_is_scalar(v) && ex_param_find(name) < 0)
-                return fail(c, k, 0, "unknown section '%s' (the C-level model reads: the parameters, spe:, "
-                            "workload:, sweep:, recommend:)", name);
+                return fail(c, k, 0, "unknown section '%s' (armprof-explore reads: the parameters, spe:, trbe:, "
+                            "workload:, sweep:, recommend:, and the platform's sections)", name);
             if (set_fixed(c, "", k, v))
                 return -1;
         }
     }
     if (!have_sweep)
         return fail(c, root, 0, "no 'sweep:' mapping: name at least one parameter and its values");
-    /* Every point must be a valid unit configuration: check them all before anything runs. */
     ex_sweep *sw = c->sw;
+    /* Any trbe_ parameter turns the TRBE run on unless trbe_enabled says otherwise. */
+    int te = ex_param_find("trbe_enabled");
+    bool te_set = sw->fixed[te], any_trbe = false;
+    for (size_t p = 0; p < ex_param_count(); p++)
+        if (!strncmp(ex_param(p)->name, "trbe_", 5) && (int)p != te && sw->fixed[p])
+            any_trbe = true;
+    for (int a = 0; a < sw->naxes; a++) {
+        if (sw->axes[a].param == te)
+            te_set = true;
+        else if (!strncmp(ex_param(sw->axes[a].param)->name, "trbe_", 5))
+            any_trbe = true;
+    }
+    if (any_trbe && !te_set) {
+        char why[64];
+        ex_param_parse((size_t)te, "true", &sw->fixed_val[te], why, sizeof(why));
+        sw->fixed[te] = true;
+    }
+    /* Every point must be a valid unit configuration: check them all before anything runs. */
     for (size_t i = 0; i < sw->npoints; i++) {
         ex_point_cfg cfg;
         ex_point_build(sw, i, &cfg);
         char why[160];
-        if (spu_config_validate(&cfg.run.spu, why, sizeof(why)) != ARMPROF_OK) {
+        if (ex_point_validate(&cfg, why, sizeof(why))) {
             int idx[EX_MAX_AXES];
             ex_point_indices(sw, i, idx);
             char where[256] = "";
@@ -393,6 +447,10 @@ static int parse_root(ctx *c, struct fy_node *root)
                                       ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
                 line = sw->axes[a].line;
             }
+            if (!line) /* nothing swept makes it invalid: the scenario part does */
+                for (size_t p = 0; p < ex_param_count(); p++)
+                    if (sw->fixed[p] && sw->fixed_line[p] > line)
+                        line = sw->fixed_line[p];
             return fail(c, NULL, line, "point %zu (%s) is not a valid unit configuration: %s", i, where, why);
         }
     }
@@ -454,4 +512,36 @@ int ex_sweep_load(const char *path, ex_sweep *sw, char *err, size_t errlen)
 int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char *err, size_t errlen)
 {
     return load(name, NULL, text, sw, err, errlen);
+}
+
+/* ----- The platform model ------------------------------------------------------------------ */
+
+int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
+{
+    sw->model = model;
+    if (model != EX_MODEL_PLATFORM)
+        return 0;
+    ctx c = { .file = sw->file, .sw = sw, .err = err, .errlen = errlen };
+    ex_point_cfg def;
+    ex_point_cfg_default(&def);
+    /* A parameter armprof-vp has no key for may only hold the platform's own (built-in) value. */
+    for (size_t p = 0; p < ex_param_count(); p++) {
+        const ex_param_def *d = ex_param(p);
+        if (d->platform)
+            continue;
+        ex_val builtin = ex_param_get(p, &def);
+        if (sw->fixed[p] && strcmp(sw->fixed_val[p].text, builtin.text))
+            return fail(&c, NULL, sw->fixed_line[p],
+                        "%s = %s: the platform model (--model platform) has no such setting (armprof-vp "
+                        "always uses %s); remove it or use the C-level model", d->name, sw->fixed_val[p].text,
+                        builtin.text);
+        for (int a = 0; a < sw->naxes; a++)
+            if (sw->axes[a].param == (int)p)
+                for (int k = 0; k < sw->axes[a].nvals; k++)
+                    if (strcmp(sw->axes[a].vals[k].text, builtin.text))
+                        return fail(&c, NULL, sw->axes[a].line,
+                                    "%s: the platform model (--model platform) cannot sweep it (armprof-vp "
+                                    "always uses %s); sweep it with the C-level model", d->name, builtin.text);
+    }
+    return 0;
 }

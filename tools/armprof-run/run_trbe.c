@@ -22,6 +22,7 @@ typedef struct run_ctx {
     uint64_t size;
     uint64_t align;                     /* 2^TRBIDR_EL1.Align */
     uint64_t head;                      /* the perf AUX head: offset of the next byte to consume */
+    uint64_t consumed;                  /* bytes consumed or skipped since the start (ring position) */
     bool irq;
 } run_ctx;
 
@@ -61,6 +62,7 @@ void run_trbe_opts_default(run_trbe_opts *o)
     o->trigger_every = 1 << 20;
     o->trigger_count = 0;
     o->tm = TRBU_TM_IGNORE;
+    o->fm = TRBU_FM_FILL;
     o->irq_latency = 2000;
     trbu_config_default(&o->trbu);
 }
@@ -80,6 +82,7 @@ static void consume(run_ctx *c, uint64_t from, uint64_t to)
     if (c->o->dump)
         fwrite(c->mem + from, 1, (size_t)(to - from), c->o->dump);
     c->r->dumped_bytes += to - from;
+    c->consumed += to - from;
 }
 
 static void reg_w(run_ctx *c, uint32_t enc, uint64_t v)
@@ -129,13 +132,59 @@ static void enable(run_ctx *c)
     reg_w(c, TRBU_TRBPTR_EL1, RUN_TRBE_BASE + c->head);
     reg_w(c, TRBU_TRBTRG_EL1, c->o->trigger_count);
     reg_w(c, TRBU_TRBLIMITR_EL1, ((RUN_TRBE_BASE + c->size) & TRBLIMITR_EL1_LIMIT) |
-                                     ap_field_prep(TRBLIMITR_EL1_FM, TRBU_FM_FILL) |
+                                     ap_field_prep(TRBLIMITR_EL1_FM, c->o->fm) |
                                      ap_field_prep(TRBLIMITR_EL1_TM, c->o->tm) | TRBLIMITR_EL1_E);
+}
+
+/* Wrap and Circular Buffer modes (coresight-trbe uses neither): with the unit disabled and
+ * drained, copy out the newest bytes since the last copy, at most one buffer of them; older ones
+ * were overwritten by the unit. Every byte the unit or the driver wrote advanced the ring. */
+static void ring_collect(run_ctx *c)
+{
+    trbu_stats st;
+    trbu_get_stats(c->t, &st);
+    uint64_t w = st.bytes_written + c->r->pad_bytes;
+    uint64_t avail = w - c->consumed, p = w % c->size;
+    if (avail > c->size) {
+        c->r->overwritten_bytes += avail - c->size;
+        avail = c->size;
+    }
+    if (avail <= p) {
+        consume(c, p - avail, p);
+    } else {
+        consume(c, c->size - (avail - p), c->size);
+        consume(c, 0, p);
+    }
+    c->consumed = w;
+    c->head = p;
+}
+
+/* The Wrap / Circular handler: TRBIRQ on a wrap (Wrap mode), a trigger, fault or abort; the
+ * newest bytes are copied out and the unit re-enabled at its write pointer. */
+static void ring_irq_handler(run_ctx *c)
+{
+    drain_and_disable(c);
+    uint64_t sr = reg_r(c, TRBU_TRBSR_EL1);
+    unsigned ec = (unsigned)ap_field_get(TRBSR_EC, sr);
+    if (!(sr & TRBSR_IRQ))
+        c->r->spurious++;
+    else if ((sr & (TRBSR_TRG | TRBSR_EA)) || ec != 0)
+        c->r->fatal++;
+    else if (sr & TRBSR_WRAP)
+        c->r->serviced_wraps++;
+    else
+        c->r->spurious++;
+    ring_collect(c);
+    enable(c);
 }
 
 /* arm_trbe_irq_handler(). */
 static void irq_handler(run_ctx *c)
 {
+    if (c->o->fm != TRBU_FM_FILL) {
+        ring_irq_handler(c);
+        return;
+    }
     drain_and_disable(c);
     uint64_t sr = reg_r(c, TRBU_TRBSR_EL1);
     if (!(sr & TRBSR_IRQ)) {
@@ -180,6 +229,8 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
                     "buffer_bytes: a multiple of 4 KiB >= 8 KiB; mean_burst 1..32768; bytes_per_cycle >= 1");
     if (o->tm != TRBU_TM_STOP && o->tm != TRBU_TM_IRQ && o->tm != TRBU_TM_IGNORE)
         return fail(r, ARMPROF_ERR_INVAL, "tm: TRBU_TM_STOP, TRBU_TM_IRQ or TRBU_TM_IGNORE");
+    if (o->fm != TRBU_FM_FILL && o->fm != TRBU_FM_WRAP && o->fm != TRBU_FM_CIRCULAR)
+        return fail(r, ARMPROF_ERR_INVAL, "fm: TRBU_FM_FILL, TRBU_FM_WRAP or TRBU_FM_CIRCULAR");
     armprof_err e = trbu_config_validate(&o->trbu, why, sizeof(why));
     if (e != ARMPROF_OK)
         return fail(r, e, why);
@@ -222,6 +273,7 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
             burst[i] = (uint8_t)((produced + i) % 29 == 0 ? ap_prng64_next(&rng) : (produced + i) & 0x7F);
         trbu_trace_bytes(c.t, burst, (size_t)n);
         produced += n;
+        bool stopped = trbu_collection_stopped(c.t);
         since_trig += n;
         if (o->trigger_every && since_trig >= next_trig) {
             trbu_trigger(c.t);
@@ -231,6 +283,8 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
         uint64_t cyc = n / o->bytes_per_cycle ? n / o->bytes_per_cycle : 1;
         trbu_advance(c.t, cyc);
         r->cycles += cyc;
+        if (stopped)
+            r->stopped_cycles += cyc;
         if (c.irq && irq_at == UINT64_MAX)
             irq_at = r->cycles + o->irq_latency;
         if (irq_at != UINT64_MAX && r->cycles >= irq_at) {
@@ -242,15 +296,19 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
     if (c.irq)
         irq_handler(&c);
     drain_and_disable(&c);
-    uint64_t sr = reg_r(&c, TRBU_TRBSR_EL1);
-    uint64_t ptr = reg_r(&c, TRBU_TRBPTR_EL1) - RUN_TRBE_BASE;
-    if (sr & TRBSR_IRQ) {
-        reg_w(&c, TRBU_TRBSR_EL1, sr & ~TRBSR_IRQ);
-        if ((sr & TRBSR_WRAP) && ptr == 0)
-            ptr = c.size;
+    if (o->fm != TRBU_FM_FILL) {
+        ring_collect(&c);
+    } else {
+        uint64_t sr = reg_r(&c, TRBU_TRBSR_EL1);
+        uint64_t ptr = reg_r(&c, TRBU_TRBPTR_EL1) - RUN_TRBE_BASE;
+        if (sr & TRBSR_IRQ) {
+            reg_w(&c, TRBU_TRBSR_EL1, sr & ~TRBSR_IRQ);
+            if ((sr & TRBSR_WRAP) && ptr == 0)
+                ptr = c.size;
+        }
+        if (ptr > c.head && ptr <= c.size)
+            consume(&c, c.head, ptr);
     }
-    if (ptr > c.head && ptr <= c.size)
-        consume(&c, c.head, ptr);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 

@@ -22,6 +22,7 @@ typedef struct run_trbe_opts {
     uint64_t trigger_every;     /* mean bytes between Detected Triggers (0: none) */
     uint32_t trigger_count;     /* TRBTRG_EL1 loaded at each enable (the Trigger Counter) */
     unsigned tm;                /* TRBLIMITR_EL1.TM: TRBU_TM_IGNORE as Linux, or STOP / IRQ */
+    unsigned fm;                /* TRBLIMITR_EL1.FM: TRBU_FM_FILL as Linux (default), WRAP or CIRCULAR */
     uint64_t irq_latency;       /* cycles from TRBIRQ rising to the handler running */
     trbu_config trbu;
     FILE *dump;                 /* the consumed buffer contents are appended here (may be NULL) */
@@ -38,6 +39,8 @@ typedef struct run_trbe_result {
     uint64_t fatal;             /* trigger / fault / abort events (TRBE_FAULT_ACT_FATAL), then restarted */
     uint64_t pad_bytes;         /* ETE Ignore bytes the driver wrote to re-align its head */
     uint64_t dumped_bytes;      /* bytes copied out of the buffer (trace and driver padding) */
+    uint64_t overwritten_bytes; /* Wrap / Circular: bytes the unit overwrote before they were copied out */
+    uint64_t stopped_cycles;    /* cycles with collection stopped (TRBSR_EL1.S == 1), burst granularity */
     double host_seconds;
     armprof_err error;          /* ARMPROF_OK, or why the run could not start */
     char error_text[160];

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_explore_platform.c: --model platform: a 4-point sweep through armprof-vp whose CSV shows the relations (data lost never increases with buffer size), the same numbers on 1 and 2 workers, the generated scenario, and the parameters the platform lacks rejected with their line. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "explore.h"
+#include "explore_csv.h"
+
+#ifndef EXPLORE_TMP
+#define EXPLORE_TMP "explore-tmp"
+#endif
+#ifndef ARMPROF_VP
+#error "ARMPROF_VP: the armprof-vp to run"
+#endif
+
+/* A Profiling Buffer from 4 KiB (full every few hundred records) to 64 KiB (never full), the
+ * interrupt latency long enough for the buffer-full time to matter. Platform-only keys (bus:)
+ * pass through to armprof-vp. */
+static const char *sweep_text =
+    "name: platform-relations\n"
+    "ops: 300000\n"
+    "interval: 256\n"
+    "irq_latency: 4000\n"
+    "clock_ns: 0.5\n"
+    "bus:\n"
+    "  latency_ns: 12\n"
+    "sweep:\n"
+    "  buffer_bytes: [64K, 4K, 16K, 8K]\n";
+
+static ex_sweep sw;
+static csv t1, t2;
+
+static int run(const char *dir, unsigned jobs, csv *t)
+{
+    char err[1024] = "";
+    ex_run_opts ro = { .outdir = dir, .jobs = jobs, .fresh = true, .vp_path = ARMPROF_VP };
+    ex_run_stats st;
+    if (ex_sweep_run(&sw, &ro, &st, err, sizeof(err))) {
+        fprintf(stderr, "ex_sweep_run: %s\n", err);
+        return -1;
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "%s/results.csv", dir);
+    return csv_load(path, t) || t->nrow != 4 ? -1 : 0;
+}
+
+static int setup(void **s)
+{
+    (void)s;
+    mkdir(EXPLORE_TMP, 0777);
+    char err[1024] = "";
+    if (ex_sweep_load_string("platform.yaml", sweep_text, &sw, err, sizeof(err)) ||
+        ex_sweep_set_model(&sw, EX_MODEL_PLATFORM, err, sizeof(err))) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return run(EXPLORE_TMP "/platform-j1", 1, &t1) || run(EXPLORE_TMP "/platform-j2", 2, &t2) ? -1 : 0;
+}
+
+static void scenario_text(void **s)
+{
+    (void)s;
+    ex_point_cfg cfg;
+    ex_point_build(&sw, 1, &cfg);
+    char *y = ex_platform_scenario(&sw, &cfg);
+    assert_non_null(y);
+    char seed[64];
+    snprintf(seed, sizeof(seed), "\nseed: %llu\n", (unsigned long long)ex_point_seed(&cfg));
+    static const char *const want[] = { "\nops: 300000\n", "\nclock_ns: 0.5\n", "\nspe:\n", "\n  interval: 256\n",
+                                        "\n  buffer_bytes: 4096\n", "\n  irq_latency: 4000\n",
+                                        "\nbus: {latency_ns: 12}\n" };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!strstr(y, want[i]))
+            fail_msg("no '%s' in the scenario:\n%s", want[i], y);
+    assert_non_null(strstr(y, seed));
+    assert_null(strstr(y, "trbe:")); /* the TRBE is off */
+    free(y);
+}
+
+/* A larger Profiling Buffer fills less often (buffer full events, PMBSR_EL1.S == 1 with
+ * profiling off): data lost and interrupts never increase with its size. */
+static void lost_monotonic(void **s)
+{
+    (void)s;
+    int cb = csv_col(&t1, "buffer_bytes"), cl = csv_col(&t1, "lost_pct"), cf = csv_col(&t1, "buffer_full_events");
+    int ci = csv_col(&t1, "interrupts"), cu = csv_col(&t1, "unsampled_ops"), cw = csv_col(&t1, "records_written");
+    assert_true(cb > 0 && cl > 0 && cf > 0 && ci > 0 && cu > 0 && cw > 0);
+    static const double bufs[] = { 4096, 8192, 16384, 65536 };
+    double prev_lost = INFINITY, prev_full = INFINITY, prev_written = 0;
+    for (int b = 0; b < 4; b++) {
+        int r = -1;
+        for (int k = 0; k < 4; k++)
+            if (t1.v[k][cb] == bufs[b])
+                r = k;
+        assert_true(r >= 0);
+        assert_true(t1.v[r][cl] <= prev_lost);
+        assert_true(t1.v[r][cf] <= prev_full);
+        assert_true(t1.v[r][ci] == t1.v[r][cf]); /* every buffer full event raised PMBIRQ once */
+        assert_true(t1.v[r][cw] >= prev_written);
+        prev_lost = t1.v[r][cl];
+        prev_full = t1.v[r][cf];
+        prev_written = t1.v[r][cw];
+    }
+    int r4 = 0, r64 = 0;
+    for (int k = 0; k < 4; k++) {
+        if (t1.v[k][cb] == 4096)
+            r4 = k;
+        if (t1.v[k][cb] == 65536)
+            r64 = k;
+    }
+    assert_true(t1.v[r4][cf] > 0 && t1.v[r4][cu] > 0); /* 4 KiB fills */
+    assert_true(t1.v[r64][cf] == 0);                    /* 64 KiB never does */
+    assert_true(t1.v[r4][cl] > t1.v[r64][cl]);
+}
+
+/* The same seed gives the same numbers whatever the number of workers (host time aside). */
+static void same_on_1_and_2_workers(void **s)
+{
+    (void)s;
+    assert_int_equal(t1.ncol, t2.ncol);
+    int ch = csv_col(&t1, "host_seconds");
+    assert_true(ch == t1.ncol - 1);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < ch; c++) {
+            if (isnan(t1.v[r][c]) && isnan(t2.v[r][c]))
+                continue;
+            if (t1.v[r][c] != t2.v[r][c])
+                fail_msg("row %d column %s: %g on 1 worker, %g on 2", r, t1.head[c], t1.v[r][c], t2.v[r][c]);
+        }
+}
+
+/* The figures armprof-vp's summary does not give have no column (and are null in JSON). */
+static void missing_metrics(void **s)
+{
+    (void)s;
+    assert_int_equal(csv_col(&t1, "fifo_mean_bytes"), -1);
+    assert_int_equal(csv_col(&t1, "fifo_p99_bytes"), -1);
+    assert_int_equal(csv_col(&t1, "buffer_full_pct"), -1);
+    assert_true(csv_col(&t1, "fifo_max_bytes") > 0);
+    FILE *f = fopen(EXPLORE_TMP "/platform-j1/results.json", "r");
+    assert_non_null(f);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "\"model\":\t\"platform\""));
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+    static ex_sweep bad;
+    char err[1024] = "";
+    int rc = ex_sweep_load_string("bad.yaml", text, &bad, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    rc = ex_sweep_set_model(&bad, EX_MODEL_PLATFORM, err, sizeof(err));
+    assert_int_equal(rc, -1);
+    if (!strstr(err, msg))
+        fail_msg("expected \"%s\" in \"%s\"", msg, err);
+}
+
+static void unsupported_rejected(void **s)
+{
+    (void)s;
+    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  fifo_bytes: [64, 128]\n",
+                 "bad.yaml:4: fifo_bytes: the platform model (--model platform) cannot sweep it");
+    expect_error("ops: 1000\ndrain: 2\nsweep:\n  buffer_bytes: [4K, 8K]\n",
+                 "bad.yaml:2: drain = 2: the platform model (--model platform) has no such setting");
+    expect_error("ops: 1000\nworkload:\n  mix: memory\nsweep:\n  buffer_bytes: [4K, 8K]\n",
+                 "bad.yaml:3: mix = memory: the platform model");
+    expect_error("ops: 1000\nspe_enabled: false\nsweep:\n  trbe_buffer_bytes: [8K, 16K]\n",
+                 "bad.yaml:2: spe_enabled = false: the platform model");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scenario_text),
+        cmocka_unit_test(lost_monotonic),
+        cmocka_unit_test(same_on_1_and_2_workers),
+        cmocka_unit_test(missing_metrics),
+        cmocka_unit_test(unsupported_rejected),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

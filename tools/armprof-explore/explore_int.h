@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* explore_int.h: armprof-explore internals shared by the C-level (params.c) and platform (platform.c) runs. */
+#ifndef ARMPROF_EXPLORE_INT_H
+#define ARMPROF_EXPLORE_INT_H
+
+#include "explore.h"
+
+/* The counts of an SPU run, from spe_run() or from armprof-vp's summary.json. */
+typedef struct ex_spe_counts {
+    double feed, collisions, written, discarded, discard[SPU_DISCARD__COUNT], population, ops;
+    double dl, mgmt, full, fault, ext_abort, irqs, service_cycles, fifo_mean, fifo_p99, fifo_max, bytes;
+    double cycles, secs;
+} ex_spe_counts;
+
+/* The counts of a TRBU run, from run_trbe() or from summary.json. */
+typedef struct ex_trbe_counts {
+    double in, written, copied, discarded, overwritten, wraps, mgmt, irqs, stopped_cycles, cycles, secs;
+} ex_trbe_counts;
+
+/* Fill the SPE / TRBE metrics of a point from the counts. */
+void ex_spe_metrics(const ex_spe_counts *k, double *m);
+void ex_trbe_metrics(const ex_trbe_counts *k, double *m);
+
+#endif
