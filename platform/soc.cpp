@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "armprof/bits.h"
+
 namespace armprof {
 
 using namespace sc_core;
@@ -97,9 +99,16 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         irqc_->lines[p].bind(*irq_sigs_.back());
         armprof_pe_ctx ctx;
         armprof_pe_ctx_default(&ctx);
-        ctx.el = 1;
         ctx.hcr_vm = sc_.stage2;
         ctx.contextidr_el1 = 0x100 + p;
+        // Boot at EL2, as Linux's init_el2_state does for a kernel at EL1 (nVHE): PMSCR_EL2.PCT = 1
+        // and PA = 1, so that PMSCR_EL1.PA and PCT take effect (CollectPhysicalAddress(),
+        // CollectTimeStamp(), seed 001 3.3.1); PMSCR_EL2.TS/CX/E2SPE stay 0. Then drop to EL1.
+        ctx.el = 2;
+        s.set_pe_context(ctx);
+        if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, AP_BIT(6) | AP_BIT(4)) != ARMPROF_OK)
+            throw std::runtime_error("PMSCR_EL2 write at EL2 refused");
+        ctx.el = 1;
         s.set_pe_context(ctx);
 
         SpeAgent::Config ac;

@@ -83,6 +83,7 @@ struct Scenario {
     uint64_t irq_latency = 2000;        // cycles
     bool ts = true, pa = true, cx = true;
     bool restart_after_fault = false;
+    bool el2_pmscr = true;              // boot code sets PMSCR_EL2.{PCT,PA} = 1 (as Linux's nVHE init)
     bool hw_flag_update = true;         // PMBIDR_EL1.F
     bool stage2 = true;                 // EL2 enabled, HCR_EL2.VM = 1
     std::string sampler = "model";      // counter + record FIFO: model | rtl (Verilated, rtl/spu_rtl.h)

@@ -139,6 +139,7 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 if (s == "pa") return r.boolean(w, s, sc.pa);
                 if (s == "cx") return r.boolean(w, s, sc.cx);
                 if (s == "restart_after_fault") return r.boolean(w, s, sc.restart_after_fault);
+                if (s == "el2_pmscr") return r.boolean(w, s, sc.el2_pmscr);
                 if (s == "hw_flag_update") return r.boolean(w, s, sc.hw_flag_update);
                 if (s == "ppi") return set_uint(r, w, s, sc.ppi_pmbirq);
                 if (s == "sampler") { sc.sampler = r.scalar(w); if (sc.sampler == "model" || sc.sampler == "rtl") return true; r.err = "spe.sampler: model or rtl, not '" + sc.sampler + "'"; return false; }
