@@ -1112,17 +1112,19 @@ static inline bool counter_step_plain(spu_t *spu)
 }
 
 /* The counter step that may select the operation, then slot admission (§3.1.4). */
-static spu_op_result retire_tick(spu_t *spu, const spu_op *op)
+/* §3.1.4: the sample point fell on an operation but no slot was free: SAMPLE_COLLISION and
+ * PMBSR_EL1.COLL. */
+static spu_op_result collide(spu_t *spu)
 {
-    if (!counter_tick(spu))
-        return SPU_OP_COUNTED;
-    if (spu->inflight >= spu->cfg.max_inflight) {
-        /* §3.1.4: collision: SAMPLE_COLLISION and PMBSR_EL1.COLL. */
-        spu->st.collisions++;
-        spu->regs[R_PMBSR_EL1] = ap_field_set(spu->regs[R_PMBSR_EL1], PMBSR_COLL, 1);
-        emit(spu, ARMPROF_EV_SAMPLE_COLLISION, 1);
-        return SPU_OP_COLLIDED;
-    }
+    spu->st.collisions++;
+    spu->regs[R_PMBSR_EL1] = ap_field_set(spu->regs[R_PMBSR_EL1], PMBSR_COLL, 1);
+    emit(spu, ARMPROF_EV_SAMPLE_COLLISION, 1);
+    return SPU_OP_COLLIDED;
+}
+
+/* The sampled operation takes the next free slot (SAMPLE_FEED); returns that slot. */
+static spu_slot *admit(spu_t *spu, const spu_op *op)
+{
     spu->st.feed++;
     emit(spu, ARMPROF_EV_SAMPLE_FEED, 1);
     spu_slot *s = slot_at(spu, spu->inflight);
@@ -1141,6 +1143,16 @@ static spu_op_result retire_tick(spu_t *spu, const spu_op *op)
     build_record(spu, op, s);
     if (s->complete_at < spu->next_complete)
         spu->next_complete = s->complete_at;
+    return s;
+}
+
+static spu_op_result retire_tick(spu_t *spu, const spu_op *op)
+{
+    if (!counter_tick(spu))
+        return SPU_OP_COUNTED;
+    if (spu->inflight >= spu->cfg.max_inflight)
+        return collide(spu);
+    admit(spu, op);
     return SPU_OP_SAMPLED;
 }
 
@@ -1490,24 +1502,9 @@ static spu_op_result ext_retire(spu_t *spu, const spu_op *op, bool fire, bool co
     if (coll || spu->inflight >= spu->cfg.max_inflight) {
         if (!coll)
             x->st.slot_mismatches++;
-        spu->st.collisions++; /* §3.1.4 */
-        spu->regs[R_PMBSR_EL1] = ap_field_set(spu->regs[R_PMBSR_EL1], PMBSR_COLL, 1);
-        emit(spu, ARMPROF_EV_SAMPLE_COLLISION, 1);
-        return SPU_OP_COLLIDED;
+        return collide(spu);
     }
-    spu->st.feed++;
-    emit(spu, ARMPROF_EV_SAMPLE_FEED, 1);
-    spu_slot *s = slot_at(spu, spu->inflight);
-    s->used = true;
-    s->completed = false;
-    s->collect = false;
-    s->len = 0;
-    s->seq = spu->next_seq++;
-    s->complete_at = spu->now + op->total_lat;
-    spu->inflight++;
-    build_record(spu, op, s);
-    if (s->complete_at < spu->next_complete)
-        spu->next_complete = s->complete_at;
+    spu_slot *s = admit(spu, op);
     x->pred[s - spu->slots] = len;
     return SPU_OP_SAMPLED;
 }
