@@ -278,7 +278,7 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
  * model ignores them (and says so); the platform model gets them as they are written. */
 static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "bus", "memory", "pmu",
                                              "faults", "spe.restart_after_fault", "spe.hw_flag_update",
-                                             "spe.ppi", "trbe.ppi", NULL };
+                                             "spe.ppi", "spe.el2_pmscr", "trbe.ppi", NULL };
 
 static int append(char *buf, size_t cap, const char *key, const char *text)
 {
