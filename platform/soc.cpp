@@ -41,18 +41,34 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
                     throw std::invalid_argument("spe.ppi, trbe.ppi and pmu.ppi must differ");
         }
     }
-    // The trace is loaded once the scenario checks have passed; every PE replays it.
-    if (!sc_.workload.trace.empty()) {
+    // The traces are loaded once the scenario checks have passed: one file every PE replays, or
+    // one per PE (workload.traces); a PE's run is its file's operations * repeat.
+    if (sc_.workload.replay()) {
         if (sc_.workload.repeat == 0)
             throw std::invalid_argument("workload.repeat must be >= 1");
-        char err[512];
-        if (wl_trace_load(sc_.workload.trace.c_str(), &trace_, err, sizeof err))
-            throw std::invalid_argument(std::string("workload.trace: ") + err);
-        if (trace_.count > UINT64_MAX / sc_.workload.repeat) {
-            wl_trace_free(&trace_);
-            throw std::invalid_argument("workload: operations * repeat overflow");
+        const std::vector<std::string> &files =
+            sc_.workload.traces.empty() ? std::vector<std::string>{sc_.workload.trace} : sc_.workload.traces;
+        if (!sc_.workload.traces.empty() && files.size() != sc_.pes)
+            throw std::invalid_argument("workload.trace: " + std::to_string(files.size()) + " files for " +
+                                        std::to_string(sc_.pes) +
+                                        " PEs (one file per PE, or a single file for every PE)");
+        traces_.resize(files.size());
+        for (size_t i = 0; i < files.size(); i++) {
+            char err[512];
+            std::string what = sc_.workload.traces.empty() ? "workload.trace: "
+                                                           : "workload.trace[" + std::to_string(i) + "]: ";
+            if (wl_trace_load(files[i].c_str(), &traces_[i], err, sizeof err)) {
+                for (wl_trace &t : traces_)
+                    wl_trace_free(&t);
+                throw std::invalid_argument(what + err);
+            }
+            if (traces_[i].count > UINT64_MAX / sc_.workload.repeat) {
+                for (wl_trace &t : traces_)
+                    wl_trace_free(&t);
+                throw std::invalid_argument("workload: operations * repeat overflow");
+            }
         }
-        sc_.ops = trace_.count * sc_.workload.repeat;
+        sc_.ops = traces_[0].count * sc_.workload.repeat; // PE 0's; each PE: its own file's
     }
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
@@ -130,13 +146,13 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
 
         Pe::Config pc;
         pc.index = p;
-        pc.ops = sc_.ops;
+        pc.ops = pe_trace(p) ? pe_trace(p)->count * sc_.workload.repeat : sc_.ops;
         pc.ops_per_cycle = sc_.ops_per_cycle;
         pc.irq_latency = sc_.irq_latency;
         pc.quantum = sc_time(sc_.quantum_ns, SC_NS);
         wl_config_default(&pc.wl);
         pc.wl.seed = sc_.seed * 1000003u + p;
-        pc.trace = trace();
+        pc.trace = pe_trace(p);
         pc.progress = [this, p](double f) {
             frac_[p] = f;
             if (progress_) {
@@ -271,7 +287,11 @@ void Platform::Starter::start_of_simulation()
         p->inject(f);
 }
 
-Platform::~Platform() { wl_trace_free(&trace_); }
+Platform::~Platform()
+{
+    for (wl_trace &t : traces_)
+        wl_trace_free(&t);
+}
 
 uint64_t Platform::buffer_pa(unsigned pe) const
 {

@@ -63,9 +63,13 @@ struct PmuScenario {
 
 // The operations each PE retires: the synthetic generator, or a replayed operation-trace file
 // (docs/trace-format.md) `repeat` times, which then sets ops = operations in the file * repeat.
+// `trace` is replayed by every PE; `traces` (one file per PE, in PE order) gives each PE its own
+// file and then each PE runs its own file's operations * repeat.
 struct WorkloadScenario {
     std::string trace;                  // path of the trace file; empty: synthetic generator
+    std::vector<std::string> traces;    // per-PE files (size == pes); non-empty: used instead of trace
     uint64_t repeat = 1;
+    bool replay() const { return !trace.empty() || !traces.empty(); }
 };
 
 struct Scenario {
@@ -141,8 +145,20 @@ public:
     PmuModule &pmu(unsigned pe) { return *pmus_[pe]; }
     PmuAgent &pmu_agent(unsigned pe) { return *pagents_[pe]; }
     const std::vector<uint16_t> &pmu_events() const { return pmu_events_; }
-    // The replayed trace (scenario workload.trace), or nullptr.
-    const wl_trace *trace() const { return trace_.count ? &trace_ : nullptr; }
+    // The trace PE `pe` replays (scenario workload.trace), or nullptr; trace() is PE 0's.
+    const wl_trace *pe_trace(unsigned pe) const
+    {
+        if (traces_.empty())
+            return nullptr;
+        const wl_trace &t = traces_[traces_.size() == 1 ? 0 : pe];
+        return t.count ? &t : nullptr;
+    }
+    const wl_trace *trace() const { return pe_trace(0); }
+    // The path PE `pe` replays ("" without a replay).
+    const std::string &pe_trace_path(unsigned pe) const
+    {
+        return sc_.workload.traces.empty() ? sc_.workload.trace : sc_.workload.traces[pe];
+    }
     uint64_t buffer_va(unsigned pe) const { return BUF_VA + pe * BUF_VA_STRIDE; }
     uint64_t buffer_pa(unsigned pe) const;
     armprof_regime regime(unsigned pe) const;
@@ -166,7 +182,7 @@ private:
     friend struct Starter;
 
     Scenario sc_;
-    wl_trace trace_{};
+    std::vector<wl_trace> traces_;      // one (every PE) or one per PE
     uint64_t s2root_ = 0;
     std::unique_ptr<Starter> starter_;
     std::unique_ptr<Memory> mem_;

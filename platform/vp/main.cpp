@@ -22,22 +22,23 @@ void usage()
 {
     std::fprintf(stderr,
                  "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
-                 "       armprof-vp [SCENARIO] --write-trace FILE [--ops N]\n"
+                 "       armprof-vp [SCENARIO] --write-trace FILE [--ops N] [--pe N]\n"
                  "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
                  "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
                  "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
                  "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n"
-                 "  --write-trace FILE writes PE 0's synthetic workload (ops operations) as an operation\n"
-                 "  trace (docs/trace-format.md) instead of running; workload.trace replays one.\n");
+                 "  --write-trace FILE writes PE 0's (--pe N: PE N's) synthetic workload (ops operations) as\n"
+                 "  an operation trace (docs/trace-format.md) instead of running; workload.trace replays one\n"
+                 "  (a list: one file per PE).\n");
 }
 
-// PE 0's synthetic workload of the scenario (the generator and seed Platform gives PE 0) as an
-// operation-trace file.
-int write_trace(const Scenario &sc, const std::string &path)
+// PE `pe`'s synthetic workload of the scenario (the generator and seed Platform gives that PE)
+// as an operation-trace file.
+int write_trace(const Scenario &sc, const std::string &path, unsigned pe)
 {
     wl_config c;
     wl_config_default(&c);
-    c.seed = sc.seed * 1000003u;
+    c.seed = sc.seed * 1000003u + pe;
     wl_gen g;
     wl_init(&g, &c);
     FILE *f = std::fopen(path.c_str(), "w");
@@ -196,6 +197,7 @@ int sc_main(int argc, char **argv)
     std::string out = "out", file, trace_out;
     bool vcd = false, quiet = false;
     uint64_t ops_override = 0;
+    long trace_pe = -1;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--out" && i + 1 < argc)
@@ -204,7 +206,14 @@ int sc_main(int argc, char **argv)
             vcd = true;
         else if (a == "--write-trace" && i + 1 < argc)
             trace_out = argv[++i];
-        else if (a == "--quiet")
+        else if (a == "--pe" && i + 1 < argc) {
+            char *end = nullptr;
+            trace_pe = std::strtol(argv[++i], &end, 10);
+            if (*end || trace_pe < 0) {
+                std::fprintf(stderr, "armprof-vp: --pe: not a PE index: '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (a == "--quiet")
             quiet = true;
         else if (a == "--ops" && i + 1 < argc)
             ops_override = std::strtoull(argv[++i], nullptr, 0);
@@ -225,14 +234,22 @@ int sc_main(int argc, char **argv)
             return 2;
         }
     }
-    if (ops_override && trace_out.empty() && !sc.workload.trace.empty()) {
+    if (ops_override && trace_out.empty() && sc.workload.replay()) {
         std::fprintf(stderr, "armprof-vp: --ops does not apply to a trace replay (workload.repeat sets the length)\n");
         return 2;
     }
     if (ops_override)
         sc.ops = ops_override;
+    if (trace_pe >= 0 && trace_out.empty()) {
+        std::fprintf(stderr, "armprof-vp: --pe goes with --write-trace\n");
+        return 2;
+    }
+    if (trace_pe >= (long)sc.pes) {
+        std::fprintf(stderr, "armprof-vp: --pe %ld: the scenario has %u PE(s)\n", trace_pe, sc.pes);
+        return 2;
+    }
     if (!trace_out.empty())
-        return write_trace(sc, trace_out);
+        return write_trace(sc, trace_out, trace_pe < 0 ? 0u : (unsigned)trace_pe);
     auto t0 = std::chrono::steady_clock::now();
     Platform *pp;
     try {
@@ -327,9 +344,13 @@ int sc_main(int argc, char **argv)
 
     std::printf("armprof-vp: scenario '%s', %u PE(s), %.3f ms simulated in %.2f s host\n", sc.name.c_str(),
                 sc.pes, sc_time_stamp().to_seconds() * 1e3, host);
-    if (p.trace())
-        std::printf("  workload: replay of %s (%zu operations x %llu)\n", sc.workload.trace.c_str(), p.trace()->count,
-                    (unsigned long long)sc.workload.repeat);
+    for (unsigned i = 0; i < sc.pes && p.trace(); i++) {
+        if (sc.workload.traces.empty() && i)
+            break;
+        std::printf("  workload: %s replays %s (%zu operations x %llu)\n",
+                    sc.workload.traces.empty() ? "every PE" : ("pe" + std::to_string(i)).c_str(),
+                    p.pe_trace_path(i).c_str(), p.pe_trace(i)->count, (unsigned long long)sc.workload.repeat);
+    }
     std::printf("  population ops     %llu (%.1f M/s host)\n", (unsigned long long)pop, host > 0 ? pop / host / 1e6 : 0.0);
     for (unsigned i = 0; i < p.pes(); i++) {
         spu_stats st;

@@ -16,6 +16,28 @@ namespace {
 
 struct Reader {
     std::string err;
+    int line = 0; // 1-based line the error is about (0: none known)
+
+    // The 1-based line of a node: its scalar token, or a collection's first scalar.
+    static int line_of(struct fy_node *n)
+    {
+        while (n) {
+            if (fy_node_is_scalar(n)) {
+                struct fy_token *t = fy_node_get_scalar_token(n);
+                const struct fy_mark *m = t ? fy_token_start_mark(t) : nullptr;
+                return m ? m->line + 1 : 0;
+            }
+            void *it = nullptr;
+            if (fy_node_is_sequence(n))
+                n = fy_node_sequence_iterate(n, &it);
+            else if (fy_node_is_mapping(n)) {
+                struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
+                n = p ? fy_node_pair_key(p) : nullptr;
+            } else
+                return 0;
+        }
+        return 0;
+    }
 
     std::string scalar(struct fy_node *n)
     {
@@ -119,6 +141,7 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
     }
     Reader r;
     bool ops_key = false;
+    int trace_line = 0;
     struct fy_node *root = fy_document_root(fyd);
     bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
         if (k == "name") { sc.name = r.scalar(v); return true; }
@@ -176,13 +199,45 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         if (k == "workload")
             return r.each(v, "workload", [&](const std::string &s, struct fy_node *w) {
                 if (s == "trace") {
-                    // Relative to the scenario file's folder.
-                    std::string t = r.scalar(w);
+                    // One file every PE replays, or a list with one file per PE (checked against
+                    // pes below). Relative paths are relative to the scenario file's folder.
                     size_t slash = path.rfind('/');
-                    if (!t.empty() && t[0] != '/' && slash != std::string::npos)
-                        t = path.substr(0, slash + 1) + t;
-                    sc.workload.trace = t;
-                    return !t.empty() || (r.err = "workload.trace: empty", false);
+                    auto resolve = [&](std::string t) {
+                        if (!t.empty() && t[0] != '/' && slash != std::string::npos)
+                            t = path.substr(0, slash + 1) + t;
+                        return t;
+                    };
+                    trace_line = Reader::line_of(w);
+                    if (fy_node_is_sequence(w)) {
+                        sc.workload.trace.clear();
+                        sc.workload.traces.clear();
+                        void *it = nullptr;
+                        struct fy_node *item;
+                        while ((item = fy_node_sequence_iterate(w, &it))) {
+                            std::string t = fy_node_is_scalar(item) ? r.scalar(item) : "";
+                            if (t.empty()) {
+                                r.line = Reader::line_of(item) ? Reader::line_of(item) : trace_line;
+                                r.err = "workload.trace: each item of the list is a file name";
+                                return false;
+                            }
+                            sc.workload.traces.push_back(resolve(t));
+                        }
+                        if (sc.workload.traces.empty()) {
+                            r.line = trace_line;
+                            r.err = "workload.trace: the list is empty (one file per PE)";
+                            return false;
+                        }
+                        return true;
+                    }
+                    std::string t = fy_node_is_scalar(w) ? r.scalar(w) : "";
+                    sc.workload.traces.clear();
+                    sc.workload.trace = resolve(t);
+                    if (t.empty()) {
+                        r.line = trace_line;
+                        r.err = "workload.trace: empty (a file, or a list of one file per PE)";
+                        return false;
+                    }
+                    return true;
                 }
                 if (s == "repeat") return set_uint(r, w, s, sc.workload.repeat);
                 r.err = "workload: unknown key '" + s + "'";
@@ -233,12 +288,19 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         return false;
     });
     fy_document_destroy(fyd);
-    if (ok && ops_key && !sc.workload.trace.empty()) {
+    if (ok && ops_key && sc.workload.replay()) {
         r.err = "ops: not used with workload.trace (a replay runs lines * workload.repeat operations)";
         ok = false;
     }
+    if (ok && !sc.workload.traces.empty() && sc.workload.traces.size() != sc.pes) {
+        r.line = trace_line;
+        r.err = "workload.trace: " + std::to_string(sc.workload.traces.size()) + " files for " +
+                std::to_string(sc.pes) + " PEs (a list has one file per PE; a single file is replayed by every PE)";
+        ok = false;
+    }
     if (!ok)
-        err = path + ": " + (r.err.empty() ? "empty document" : r.err);
+        err = path + ":" + (r.line ? std::to_string(r.line) + ":" : "") + " " +
+              (r.err.empty() ? "empty document" : r.err);
     return ok;
 }
 

@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "  --no-rnd           PMSIRR_EL1.RND = 0 (default: random perturbation on)\n"
             "  --buffer-bytes N   Profiling Buffer size, rounded up to 4 KiB (default 65536)\n"
             "  --seed N           workload and RNG seed (default 1)\n"
+            "  --trace FILE       replay an operation-trace file (docs/trace-format.md) instead of the\n"
+            "                     synthetic workload; the run is its operations * --repeat (no --ops)\n"
+            "  --repeat N         times the trace is replayed (default 1)\n"
             "  --no-service       leave the first management event unserviced\n"
             "  --irq-latency N    cycles from PMBIRQ to the handler (default 2000)\n"
             "  --fifo-bytes N     record FIFO depth (default 1024)\n"
@@ -240,7 +243,7 @@ int main(int argc, char **argv)
     run_trbe_opts topt;
     run_trbe_opts_default(&topt);
     enum { O_OPS = 256, O_INTERVAL, O_NORND, O_BUF, O_SEED, O_NOSERV, O_IRQLAT, O_FIFO, O_DRAIN,
-           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF };
+           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF, O_TRACE, O_REPEAT };
     static const struct option lo[] = {
         { "ops", required_argument, 0, O_OPS },           { "interval", required_argument, 0, O_INTERVAL },
         { "no-rnd", no_argument, 0, O_NORND },            { "buffer-bytes", required_argument, 0, O_BUF },
@@ -251,12 +254,17 @@ int main(int argc, char **argv)
         { "out", required_argument, 0, O_OUT },           { "json", no_argument, 0, O_JSON },
         { "trbe", no_argument, 0, O_TRBE },               { "trbe-bytes", required_argument, 0, O_TRBE_BYTES },
         { "trbe-buffer", required_argument, 0, O_TRBE_BUF },
+        { "trace", required_argument, 0, O_TRACE },       { "repeat", required_argument, 0, O_REPEAT },
         { "help", no_argument, 0, 'h' },                  { 0, 0, 0, 0 } };
     int ch;
-    uint64_t v;
+    uint64_t v, repeat = 1;
+    const char *trace_path = NULL;
+    bool ops_set = false, repeat_set = false;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (ch) {
-        case O_OPS: if (parse_u64("--ops", optarg, 1, UINT64_MAX / 2, &o.ops)) return 2; break;
+        case O_OPS: if (parse_u64("--ops", optarg, 1, UINT64_MAX / 2, &o.ops)) return 2; ops_set = true; break;
+        case O_TRACE: trace_path = optarg; break;
+        case O_REPEAT: if (parse_u64("--repeat", optarg, 1, UINT64_MAX / 2, &repeat)) return 2; repeat_set = true; break;
         case O_INTERVAL: if (parse_u64("--interval", optarg, 256, 0xFFFFFF00u, &v)) return 2; o.interval = (uint32_t)v; break;
         case O_NORND: o.rnd = false; break;
         case O_BUF: if (parse_u64("--buffer-bytes", optarg, 4096, 1ull << 32, &o.buffer_bytes)) return 2; break;
@@ -280,6 +288,29 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "armprof-run: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
+        return 2;
+    }
+    /* Replay: the whole file is read (and checked) before anything runs; its length sets ops. */
+    wl_trace trace = { 0 };
+    if (trace_path) {
+        if (ops_set) {
+            fprintf(stderr, "armprof-run: --ops does not apply to --trace (--repeat sets the length)\n");
+            return 2;
+        }
+        char terr[512];
+        if (wl_trace_load(trace_path, &trace, terr, sizeof(terr))) {
+            fprintf(stderr, "armprof-run: --trace: %s\n", terr);
+            return 2;
+        }
+        if (trace.count > UINT64_MAX / 2 / repeat) {
+            fprintf(stderr, "armprof-run: --trace: operations * --repeat overflow\n");
+            wl_trace_free(&trace);
+            return 2;
+        }
+        o.trace = &trace;
+        o.ops = trace.count * repeat;
+    } else if (repeat_set) {
+        fprintf(stderr, "armprof-run: --repeat goes with --trace\n");
         return 2;
     }
     char why[160];
@@ -308,6 +339,8 @@ int main(int argc, char **argv)
     spe_run_result r;
     int rc = spe_run(&o, &r);
     fclose(dumpf);
+    wl_trace_free(&trace);
+    o.trace = NULL;
     if (rc) {
         fprintf(stderr, "armprof-run: %s (%s)\n", r.error_text, armprof_strerror(r.error));
         return 1;

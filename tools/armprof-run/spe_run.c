@@ -204,9 +204,13 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
         uint64_t step;
         uint64_t k = spu_ops_until_sample(spu);
         if (k == 0) {
-            spu_op op;
-            wl_next(&g, &op);
-            spu_retire(spu, &op);
+            if (o->trace && o->trace->count) {
+                spu_retire(spu, &o->trace->ops[done % o->trace->count]);
+            } else {
+                spu_op op;
+                wl_next(&g, &op);
+                spu_retire(spu, &op);
+            }
             step = 1;
         } else {
             /* Stop at the next event (in cycles): at most `cyc` more cycle boundaries. */

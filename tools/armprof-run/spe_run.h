@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "armprof/spu.h"
+#include "trace_file.h"
 #include "workload.h"
 
 #ifdef __cplusplus
@@ -26,6 +27,9 @@ typedef struct spe_run_opts {
     uint64_t pmsfcr, pmsevfr, pmslatfr; /* filters */
     spu_config spu;
     wl_config wl;
+    /* Replay: operation i of the population is trace->ops[i % trace->count] instead of the
+     * generator's (docs/trace-format.md); the caller keeps it alive and sets ops. */
+    const wl_trace *trace;
     FILE *dump;                 /* consumed buffer contents are appended here (may be NULL) */
     /* Extra sinks chained after the run's own (e.g. a PMU): may be NULL. */
     armprof_event_fn event_sink;
