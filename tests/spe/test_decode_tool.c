@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_decode_tool.c: armprof-decode end to end: listing, --json, --csv, --summary, stdin, bad input and exit status. */
+/* test_decode_tool.c: armprof-decode end to end: listing, --json, --csv, --summary, stdin, several CPUs, saturated counters, bad input and exit status. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 
 static char dir[256];
 static char path_good[300], path_empty[300], path_trunc[300], path_resv[300], path_garbage[300];
-static char path_pad[300];
+static char path_pad[300], path_sat[300], path_sat16[300];
 
 /* Three records: a load (with data addresses), a branch (with target), an other (End). */
 static size_t good_stream(uint8_t *b, size_t cap)
@@ -50,6 +50,8 @@ static int setup(void **s)
     snprintf(path_resv, sizeof path_resv, "%s/reserved.bin", dir);
     snprintf(path_garbage, sizeof path_garbage, "%s/garbage.bin", dir);
     snprintf(path_pad, sizeof path_pad, "%s/padded.bin", dir);
+    snprintf(path_sat, sizeof path_sat, "%s/sat12.bin", dir);
+    snprintf(path_sat16, sizeof path_sat16, "%s/sat16.bin", dir);
     size_t n = good_stream(b, sizeof b);
     int bad = tool_write(path_good, b, n);
     bad |= tool_write(path_empty, b, 0);
@@ -72,6 +74,25 @@ static int setup(void **s)
     m += 6;
     b[m++] = 0x01;                                       /* an End-only record at 40 */
     bad |= tool_write(path_pad, b, m);
+    /* §5.3.4 saturating counters. 12-bit (CountSize 0b0010): a load whose total latency 5000 the
+     * encoder clamps to 0xFFF, issue exactly 4095, translation 4094 (not saturated); then a record
+     * with none saturated. 16-bit (0b0011): total 0xFFFF, issue 4095 (not saturated there). */
+    spe_format_cfg c12 = { .max_size = 6, .align = 0, .count_size = 2 };
+    spe_record sat = { .present = SPE_R_PC | SPE_R_OPTYPE | SPE_R_TOTAL_LAT | SPE_R_ISSUE_LAT | SPE_R_XLAT_LAT |
+                                  SPE_R_TIMESTAMP,
+                       .pc = 0x2000, .pc_ns = true, .op_class = SPE_CLASS_LDST, .events = 0x2, .total_lat = 5000,
+                       .issue_lat = 4095, .xlat_lat = 4094, .timestamp = 77 };
+    m = spe_encode(&sat, &c12, b, sizeof b);
+    spe_record calm = sat;
+    calm.total_lat = 100;
+    calm.issue_lat = 10;
+    calm.xlat_lat = 5;
+    m += spe_encode(&calm, &c12, b + m, sizeof b - m);
+    bad |= tool_write(path_sat, b, m);
+    spe_format_cfg c16 = { .max_size = 6, .align = 0, .count_size = 3 };
+    sat.total_lat = 0xFFFF;
+    m = spe_encode(&sat, &c16, b, sizeof b);
+    bad |= tool_write(path_sat16, b, m);
     return bad;
 }
 
@@ -230,6 +251,85 @@ static void test_usage_errors(void **s)
     free(o);
 }
 
+/* §5.3.4: COUNT 0xFFF of a 12-bit counter means saturated; shown in every output form. */
+static void test_saturated_counters(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("", path_sat, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, " LAT 4095 TOT (saturated)\n"));
+    assert_non_null(strstr(o, " LAT 4095 ISSUE (saturated)\n"));
+    assert_non_null(strstr(o, " LAT 4094 XLAT\n"));
+    assert_non_null(strstr(o, " LAT 100 TOT\n"));
+    assert_int_equal(tool_count(o, "(saturated)"), 2);
+    free(o);
+    o = run("--json", path_sat, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "\"lat_total\":4095,\"lat_issue\":4095,\"lat_xlat\":4094,"
+                              "\"saturated\":[\"total\",\"issue\"],"));
+    assert_int_equal(tool_count(o, "\"saturated\""), 1);
+    free(o);
+    o = run("--csv", path_sat, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, ",ts,saturated\n"));
+    assert_non_null(strstr(o, ",77,total|issue\n"));
+    assert_non_null(strstr(o, ",77,\n"));
+    free(o);
+    o = run("--summary", path_sat, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, "saturated counters (12-bit): 1 records (total 1, issue 1, translation 0)\n"));
+    free(o);
+    /* 16-bit counters: 0xFFFF is saturated, 4095 is an ordinary count */
+    o = run("--count-size 16", path_sat16, 0, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(o, " LAT 65535 TOT (saturated)\n"));
+    assert_non_null(strstr(o, " LAT 4095 ISSUE\n"));
+    free(o);
+    o = run("--count-size 16 --summary", path_sat16, 0, &st);
+    assert_non_null(strstr(o, "saturated counters (16-bit): 1 records (total 1, issue 0, translation 0)\n"));
+    free(o);
+    o = run("--count-size 14", path_sat16, 1, &st);
+    assert_int_equal(st, 2);
+    assert_non_null(strstr(o, "--count-size expects 12 or 16"));
+    free(o);
+}
+
+/* Several files: CPU k by position or CPU=FILE; JSON/CSV carry the CPU; errors name the file. */
+static void test_several_cpus(void **s)
+{
+    (void)s;
+    int st;
+    char args[1024];
+    snprintf(args, sizeof args, "'%s' '5=%s'", path_good, path_sat);
+    char *o = run("--json", args, 0, &st);
+    assert_int_equal(st, 0);
+    assert_int_equal(tool_count(o, "{\"cpu\":0,\"offset\":"), 3);
+    assert_int_equal(tool_count(o, "{\"cpu\":5,\"offset\":"), 2);
+    free(o);
+    o = run("--csv", args, 0, &st);
+    assert_true(strncmp(o, "cpu,offset,size,", 16) == 0);
+    assert_int_equal(tool_count(o, "\n5,"), 2);
+    free(o);
+    o = run("", args, 0, &st);
+    assert_non_null(strstr(o, "(cpu 5) ==\n"));
+    assert_non_null(strstr(o, "3 records, 79 bytes"));
+    free(o);
+    o = run("--summary", args, 0, &st);
+    assert_non_null(strstr(o, "records: 5 "));
+    free(o);
+    snprintf(args, sizeof args, "'%s' '0=%s'", path_good, path_sat);
+    o = run("--quiet", args, 1, &st);
+    assert_int_equal(st, 2);
+    assert_non_null(strstr(o, "are both CPU 0"));
+    free(o);
+    snprintf(args, sizeof args, "'%s' '%s'", path_good, path_trunc);
+    o = run("--quiet", args, 1, &st);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(o, "trunc.bin: offset 0x41"));
+    free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +339,8 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_bad_inputs_exit_status),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_saturated_counters),
+        cmocka_unit_test(test_several_cpus),
     };
     return cmocka_run_group_tests_name("armprof_decode_tool", tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_perf_export.c: armprof-decode --to-perf-data, checked with Debian's own perf: same record count and PCs as ours. */
+/* test_perf_export.c: armprof-decode --to-perf-data, checked with Debian's own perf: same record count, PCs, CPUs and times as ours. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "armprof/spe.h"
+#include "perf_export.h"
 #include "spe_test_util.h"
 #include "tool_util.h"
 
@@ -190,11 +191,28 @@ static void test_perf_data_layout(void **s)
     assert_int_equal(le(b + attrs, 4), 8);                    /* attr.type: the arm_spe PMU */
     assert_int_equal(le(b + attrs + 4, 4), 128);              /* attr.size: PERF_ATTR_SIZE_VER7 */
     assert_true(le(b + attrs + 40, 8) & (1ull << 18));        /* sample_id_all */
+    assert_int_equal(le(b + attrs + 24, 8) & 0x84, 0x84);     /* PERF_SAMPLE_TIME | PERF_SAMPLE_CPU */
     uint64_t ids = le(b + attrs + 128, 8);
     assert_int_equal(le(b + attrs + 136, 8), 8);
     assert_int_equal(le(b + ids, 8), 1);
-    /* data: AUXTRACE_INFO (70) of type PERF_AUXTRACE_ARM_SPE (4) with priv[0] = PMU type */
+    /* data: first PERF_RECORD_TIME_CONV (79), before AUXTRACE_INFO, which copies it: the
+     * default --timer-hz 1e9 is time_shift 0, time_mult 1, time_zero 0 */
     const uint8_t *e = b + data_off;
+    assert_int_equal(le(e, 4), 79);
+    assert_int_equal(le(e + 6, 2), 56);
+    assert_int_equal(le(e + 8, 8), 0);
+    assert_int_equal(le(e + 16, 8), 1);
+    assert_int_equal(le(e + 24, 8), 0);
+    /* then PERF_RECORD_ID_INDEX (69): one entry {id 1, idx 0, cpu 0, tid -1} */
+    e += le(e + 6, 2);
+    assert_int_equal(le(e, 4), 69);
+    assert_int_equal(le(e + 8, 8), 1);
+    assert_int_equal(le(e + 16, 8), 1);
+    assert_int_equal(le(e + 32, 8), 0);
+    assert_int_equal(le(e + 40, 8), UINT64_MAX);
+    /* AUXTRACE_INFO (70) of type PERF_AUXTRACE_ARM_SPE (4) with priv[0] = PMU type */
+    e += le(e + 6, 2);
+    data_size -= (uint64_t)(e - (b + data_off));
     assert_int_equal(le(e, 4), 70);
     assert_int_equal(le(e + 6, 2), 32);
     assert_int_equal(le(e + 8, 4), 4);
@@ -211,12 +229,196 @@ static void test_perf_data_layout(void **s)
     uint64_t bits = le(b + 72, 8);
     assert_true(bits & (1ull << 9));
     assert_true(bits & (1ull << 6));
-    size_t table = data_off + data_size, k = 0;
+    size_t table = (size_t)(e - b) + data_size, k = 0;
     for (unsigned bit = 0; bit < 9; bit++)
         k += (bits >> bit) & 1;
     uint64_t cpuid = le(b + table + 16 * k, 8);
     assert_int_equal(le(b + cpuid, 4), 64);                   /* padded to NAME_ALIGN */
     assert_string_equal((const char *)b + cpuid + 4, "0x00000000410fd490");
+}
+
+/* Writes `n` records with PCs and ascending Timestamps (every 7th ends in End instead) to `path`. */
+static void write_timed_buffer(const char *path, uint64_t seed, unsigned n, uint64_t ts0, uint64_t step)
+{
+    static uint8_t buf[1 << 16];
+    ap_prng64 g = { .state = seed };
+    spe_format_cfg cfg = { .max_size = 6, .align = 0, .count_size = 2 };
+    size_t len = 0;
+    for (unsigned i = 0; i < n; i++) {
+        spe_record r = spe_test_random_record(&g);
+        r.present |= SPE_R_PC | SPE_R_TIMESTAMP;
+        r.present &= ~(uint32_t)SPE_R_CONTEXT_EL2;
+        if (i % 7 == 6)
+            r.present &= ~(uint32_t)SPE_R_TIMESTAMP;
+        r.timestamp = ts0 + step * i + (uint64_t)(i * i);
+        size_t w = spe_encode(&r, &cfg, buf + len, sizeof buf - len);
+        assert_true(w > 0);
+        len += w;
+    }
+    assert_int_equal(tool_write(path, buf, len), 0);
+}
+
+/* Our records of `bin`: the PC as perf shows it, and the timestamp (UINT64_MAX: End record). */
+static size_t our_times(const char *bin, uint64_t *ts, size_t max)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "'%s' --json '%s'", ARMPROF_DECODE, bin);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    size_t n = 0;
+    for (char *line = out; line && *line && n < max;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *t = strstr(line, "\"ts\":");
+        ts[n++] = t ? strtoull(t + 5, NULL, 10) : UINT64_MAX;
+        line = nl ? nl + 1 : NULL;
+    }
+    free(out);
+    return n;
+}
+
+/* Two CPUs' buffers in one file (`perf record -a` style: one AUX trace per CPU): perf script
+ * attributes each sample to its CPU, with the same PCs in the same order per CPU as our decoding
+ * of that CPU's buffer, and perf report --sort cpu splits the samples the same way. */
+static void test_perf_two_cpus(void **s)
+{
+    (void)s;
+    if (!have_perf())
+        skip();
+    enum { NA = 300, NB = 170, MAXREC = 512 };
+    static uint64_t a[MAXREC], b[MAXREC];
+    char pa[400], pb[400], data[400], cmd[1600], *out = NULL;
+    snprintf(pa, sizeof pa, "%s/cpu0.bin", dir);
+    snprintf(pb, sizeof pb, "%s/cpu2.bin", dir);
+    snprintf(data, sizeof data, "%s/two.data", dir);
+    write_timed_buffer(pa, 5, NA, 1000, 900);
+    write_timed_buffer(pb, 6, NB, 1500, 1700);
+    assert_int_equal(our_pcs(pa, a, MAXREC), NA);
+    assert_int_equal(our_pcs(pb, b, MAXREC), NB);
+    /* the first FILE is CPU 0 by position, the second CPU 2 by CPU=FILE */
+    snprintf(cmd, sizeof cmd, "'%s' --to-perf-data '%s' '%s' '2=%s'", ARMPROF_DECODE, data, pa, pb);
+    assert_int_equal(tool_run(cmd, NULL, 0), 0);
+
+    snprintf(cmd, sizeof cmd, "perf script -f -i '%s' --itrace=i1i -F cpu,ip", data);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    size_t ka = 0, kb = 0, other = 0;
+    for (char *line = out; line && *line;) {
+        char *nl = strchr(line, '\n');
+        char *lb = strchr(line, '[');
+        unsigned cpu = lb ? (unsigned)strtoul(lb + 1, NULL, 10) : 999;
+        char *rb = lb ? strchr(lb, ']') : NULL;
+        uint64_t ip = rb ? strtoull(rb + 1, NULL, 16) : 0;
+        if (cpu == 0) {
+            if (ka < NA && ip != a[ka])
+                fail_msg("cpu 0 record %zu: perf ip 0x%llx, ours 0x%llx", ka, (unsigned long long)ip,
+                         (unsigned long long)a[ka]);
+            ka++;
+        } else if (cpu == 2) {
+            if (kb < NB && ip != b[kb])
+                fail_msg("cpu 2 record %zu: perf ip 0x%llx, ours 0x%llx", kb, (unsigned long long)ip,
+                         (unsigned long long)b[kb]);
+            kb++;
+        } else {
+            other++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(out);
+    print_message("perf script: %zu samples on cpu 0 (ours %d), %zu on cpu 2 (ours %d), %zu elsewhere\n", ka, NA,
+                  kb, NB, other);
+    assert_int_equal(ka, NA);
+    assert_int_equal(kb, NB);
+    assert_int_equal(other, 0);
+
+    /* perf report --sort cpu: 300 / 470 = 63.83%, 170 / 470 = 36.17% */
+    snprintf(cmd, sizeof cmd, "perf report -f -i '%s' --itrace=i1i --sort cpu --stdio", data);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    assert_non_null(strstr(out, "63.83%  000"));
+    assert_non_null(strstr(out, "36.17%  002"));
+    free(out);
+}
+
+/* Sample times: perf script's time of each record is its Timestamp packet converted with the
+ * PERF_RECORD_TIME_CONV we write: ns = ticks at 1 GHz, 10 * ticks at 100 MHz, and otherwise
+ * ticks * 1e9 / hz within perf's precision (a 32-bit mult: 2^-31 relative); an End record (no
+ * Timestamp) has time 0. */
+static void test_perf_sample_times(void **s)
+{
+    (void)s;
+    if (!have_perf())
+        skip();
+    enum { N = 60 };
+    static const uint64_t hzs[] = { 1000000000ull, 100000000ull, 24000000ull, 19200000ull, 3ull };
+    uint64_t ts[N];
+    char bin[400], data[400], cmd[1200], *out = NULL;
+    snprintf(bin, sizeof bin, "%s/timed.bin", dir);
+    snprintf(data, sizeof data, "%s/timed.data", dir);
+    /* timestamps from about 2^40 ticks up, so mult/shift rounding would show */
+    write_timed_buffer(bin, 11, N, 0x123456789Aull, 987654321ull);
+    assert_int_equal(our_times(bin, ts, N), N);
+    for (size_t h = 0; h < sizeof hzs / sizeof hzs[0]; h++) {
+        uint64_t hz = hzs[h];
+        perf_time_conv tc = perf_export_time_conv(hz);
+        snprintf(cmd, sizeof cmd, "'%s' --timer-hz %llu --to-perf-data '%s' '%s'", ARMPROF_DECODE,
+                 (unsigned long long)hz, data, bin);
+        assert_int_equal(tool_run(cmd, NULL, 0), 0);
+        snprintf(cmd, sizeof cmd, "perf script -f -i '%s' --itrace=i1i -F time --ns", data);
+        assert_int_equal(tool_run(cmd, &out, 0), 0);
+        size_t k = 0;
+        for (char *line = out; line && *line; k++) {
+            char *nl = strchr(line, '\n');
+            char *dot;
+            uint64_t sec = strtoull(line, &dot, 10);
+            assert_int_equal(*dot, '.');
+            uint64_t ns = sec * 1000000000ull + strtoull(dot + 1, NULL, 10);
+            assert_true(k < N);
+            if (ts[k] == UINT64_MAX) {
+                assert_int_equal(ns, 0);
+            } else {
+                assert_int_equal(ns, perf_export_ticks_to_ns(ts[k], &tc));
+                unsigned __int128 exact = (unsigned __int128)ts[k] * 1000000000u / hz;
+                if (hz == 1000000000ull)
+                    assert_int_equal(ns, ts[k]);
+                else if (hz == 100000000ull)
+                    assert_int_equal(ns, 10 * ts[k]);
+                else /* perf's 32-bit mult: relative error at most 2^-32 / (mult / 2^shift >= 2^31) */
+                    assert_true(ns + 1 + (uint64_t)(exact >> 31) >= (uint64_t)exact &&
+                                ns <= (uint64_t)exact + 1 + (uint64_t)(exact >> 31));
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+        free(out);
+        assert_int_equal(k, N);
+    }
+    /* --timer-hz 0: no TIME_CONV, perf 6.1 shows time 0 */
+    snprintf(cmd, sizeof cmd, "'%s' --timer-hz 0 --to-perf-data '%s' '%s'", ARMPROF_DECODE, data, bin);
+    assert_int_equal(tool_run(cmd, NULL, 0), 0);
+    snprintf(cmd, sizeof cmd, "perf script -f -i '%s' --itrace=i1i -F time --ns", data);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    assert_int_equal(tool_count(out, "0.000000000:"), N);
+    free(out);
+}
+
+/* The mult/shift pairs themselves (no perf needed). */
+static void test_time_conv_pairs(void **s)
+{
+    (void)s;
+    perf_time_conv c = perf_export_time_conv(1000000000ull);
+    assert_int_equal(c.shift, 0);
+    assert_int_equal(c.mult, 1);
+    c = perf_export_time_conv(100000000ull);
+    assert_int_equal(c.shift, 0);
+    assert_int_equal(c.mult, 10);
+    c = perf_export_time_conv(2000000000ull); /* 0.5 ns per tick */
+    assert_int_equal(c.shift, 1);
+    assert_int_equal(c.mult, 1);
+    assert_int_equal(perf_export_ticks_to_ns(7, &c), 3);
+    c = perf_export_time_conv(24000000ull);   /* 41.666.. ns per tick */
+    assert_int_equal(perf_export_ticks_to_ns(24000000ull, &c), 1000000000ull);
+    assert_true(c.mult >= 0x80000000u);      /* the most precise pair perf can hold */
+    uint64_t hour = perf_export_ticks_to_ns(24000000ull * 3600, &c);
+    assert_true(hour >= 3600000000000ull - 3600000000000ull / 0x80000000u &&
+                hour <= 3600000000000ull + 3600000000000ull / 0x80000000u);
 }
 
 int main(void)
@@ -225,6 +427,9 @@ int main(void)
         cmocka_unit_test(test_perf_data_layout),
         cmocka_unit_test(test_perf_decodes_encoder_buffer),
         cmocka_unit_test(test_perf_decodes_armprof_run),
+        cmocka_unit_test(test_perf_two_cpus),
+        cmocka_unit_test(test_perf_sample_times),
+        cmocka_unit_test(test_time_conv_pairs),
     };
     return cmocka_run_group_tests_name("perf_export", tests, setup, teardown);
 }

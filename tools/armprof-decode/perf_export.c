@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* perf_export.c: a minimal perf.data (PERFILE2) holding one Arm SPE AUX buffer, laid out as Linux perf's own files are. */
 /*
- * Layout (tools/perf/util/header.c, perf_session__write_header(); docs/decode.md):
+ * Layout (tools/perf/util/header.c, perf_session__write_header(); docs/decode.md), as
+ * `perf record -a -e arm_spe//` writes it for several CPUs:
  *   perf_file_header (104 bytes: magic "PERFILE2", size, attr_size, attrs, data, event_types,
  *                     adds_features bitmap of 256 bits)
  *   attrs:  one perf_file_attr = perf_event_attr (PERF_ATTR_SIZE_VER7, 128 bytes) + ids section
- *   ids:    one u64 event id
- *   data:   PERF_RECORD_AUXTRACE_INFO (type PERF_AUXTRACE_ARM_SPE, priv = { PMU type, per-cpu mmaps })
- *           PERF_RECORD_COMM, PERF_RECORD_AUX (both with the sample_id_all trailer: perf only
- *           orders events, which its SPE decoder requires, when sample_id_all is set),
- *           PERF_RECORD_AUXTRACE + the buffer (padded to 8),
+ *   ids:    one u64 event id per CPU (buffer i has id i + 1)
+ *   data:   PERF_RECORD_TIME_CONV (with a timer frequency: Timestamp ticks -> ns),
+ *           PERF_RECORD_ID_INDEX (id -> mmap index, CPU),
+ *           PERF_RECORD_AUXTRACE_INFO (type PERF_AUXTRACE_ARM_SPE, priv = { PMU type, per-cpu mmaps }),
+ *           PERF_RECORD_COMM, then per CPU PERF_RECORD_AUX (kernel records carry the sample_id_all
+ *           trailer: perf only orders events, which its SPE decoder requires, when it is set)
+ *           and PERF_RECORD_AUXTRACE (idx = buffer index, cpu) + the buffer (padded to 8),
  *           PERF_RECORD_FINISHED_ROUND
  *   feature section table (one perf_file_section per set bit, in bit order), then the features:
  *           HOSTNAME, OSRELEASE, VERSION, ARCH ("aarch64"), NRCPUS, CPUID (MIDR as "0x%016x")
  * Everything is written little-endian, so the file reads the same on any host (perf byte-swaps
- * files whose magic is swapped). The event has no PERF_SAMPLE_TIME: perf decodes it "timeless",
- * all at the end, so no PERF_RECORD_TIME_CONV is needed.
+ * files whose magic is swapped). The event has PERF_SAMPLE_TIME, so perf decodes "timed": its
+ * samples get tsc_to_perf_time(Timestamp packet) with TIME_CONV's mult/shift, and the queues of
+ * several CPUs are merged in timestamp order. PERF_SAMPLE_CPU gives each sample its CPU.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "perf_export.h"
@@ -30,8 +34,10 @@ enum {
     PERF_RECORD_COMM_ = 3,
     PERF_RECORD_AUX_ = 11,
     PERF_RECORD_FINISHED_ROUND_ = 68,
+    PERF_RECORD_ID_INDEX_ = 69,
     PERF_RECORD_AUXTRACE_INFO_ = 70,
     PERF_RECORD_AUXTRACE_ = 71,
+    PERF_RECORD_TIME_CONV_ = 79,
 };
 enum { PERF_AUXTRACE_ARM_SPE_ = 4 };
 enum {
@@ -46,6 +52,7 @@ enum {
 #define PERF_SAMPLE_IP_         (1u << 0)
 #define PERF_SAMPLE_TID_        (1u << 1)
 #define PERF_SAMPLE_TIME_       (1u << 2)
+#define PERF_SAMPLE_CPU_        (1u << 7)
 #define PERF_SAMPLE_PERIOD_     (1u << 8)
 #define PERF_SAMPLE_IDENTIFIER_ (1u << 16)
 /* perf_event_attr flag bits */
@@ -109,14 +116,17 @@ static void put_u64_at(obuf *b, size_t at, uint64_t v)
         b->p[at + i] = (uint8_t)(v >> (8 * i));
 }
 
-/* sample_id_all trailer of kernel records for our sample_type: TID (pid, tid), TIME, IDENTIFIER. */
-#define SAMPLE_ID_SIZE 24u
-static void sample_id(obuf *b, uint32_t pid)
+/* sample_id_all trailer of kernel records for our sample_type (parsed from the end by perf's
+ * perf_evsel__parse_id_sample()): TID (pid, tid), TIME, CPU (cpu, res), IDENTIFIER. */
+#define SAMPLE_ID_SIZE 32u
+static void sample_id(obuf *b, uint32_t pid, uint32_t cpu, uint64_t id)
 {
     ob_u32(b, pid);
     ob_u32(b, pid);
     ob_u64(b, 0);
-    ob_u64(b, SPE_EVENT_ID);
+    ob_u32(b, cpu);
+    ob_u32(b, 0);
+    ob_u64(b, id);
 }
 
 static void ev_header(obuf *b, uint32_t type, uint16_t misc, uint16_t size)
@@ -136,42 +146,125 @@ static void feat_string(obuf *b, const char *s)
     ob_zero(b, olen - len);
 }
 
-int perf_export_write(const char *path, const uint8_t *buf, size_t len, const perf_export_opts *o_in,
+perf_time_conv perf_export_time_conv(uint64_t hz)
+{
+    perf_time_conv c = { .shift = 0, .mult = 0, .zero = 0 };
+    if (!hz)
+        return c;
+    for (int shift = 31; shift >= 0; shift--) {
+        /* round(1e9 * 2^shift / hz), computed without overflow */
+        unsigned __int128 num = (unsigned __int128)1000000000u << shift;
+        unsigned __int128 m = (num + hz / 2) / hz;
+        if (m <= 0xFFFFFFFFu && m > 0) {
+            c.shift = (uint16_t)shift;
+            c.mult = (uint32_t)m;
+            /* prefer the smallest exact pair (1 GHz: 1 << 0, 100 MHz: 10 << 0) */
+            while (c.shift && !(c.mult & 1)) {
+                c.shift--;
+                c.mult >>= 1;
+            }
+            return c;
+        }
+    }
+    c.mult = 0xFFFFFFFFu; /* hz < 1/4 Hz: as slow as perf can express */
+    return c;
+}
+
+uint64_t perf_export_ticks_to_ns(uint64_t ticks, const perf_time_conv *c)
+{
+    uint64_t quot = ticks >> c->shift;
+    uint64_t rem = ticks & ((1ull << c->shift) - 1);
+    return c->zero + quot * c->mult + ((rem * c->mult) >> c->shift);
+}
+
+int perf_export_write(const char *path, const uint8_t *buf, size_t len, const perf_export_opts *o,
                       char *err, size_t errlen)
+{
+    perf_export_buf one = { .data = buf, .len = len, .cpu = o ? o->cpu : 0 };
+    return perf_export_write_cpus(path, &one, 1, o, err, errlen);
+}
+
+int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t nbuf, const perf_export_opts *o_in,
+                           char *err, size_t errlen)
 {
     perf_export_opts o = { .midr = 0x413fd0c1ull, .pmu_type = 8, .pid = 1, .cpu = 0, .comm = "armprof" };
     if (o_in) {
         if (o_in->midr) o.midr = o_in->midr;
         if (o_in->pmu_type) o.pmu_type = o_in->pmu_type;
         if (o_in->pid) o.pid = o_in->pid;
-        o.cpu = o_in->cpu;
         if (o_in->comm) o.comm = o_in->comm;
+        o.timer_hz = o_in->timer_hz;
+    }
+    if (nbuf == 0 || nbuf > PERF_EXPORT_MAX_CPUS) {
+        snprintf(err, errlen, "%s: %zu buffers given, 1 to %d supported", path, nbuf, PERF_EXPORT_MAX_CPUS);
+        return -1;
+    }
+    uint32_t max_cpu = 0;
+    for (size_t i = 0; i < nbuf; i++) {
+        if (bufs[i].cpu >= PERF_EXPORT_MAX_CPUS) {
+            snprintf(err, errlen, "%s: CPU %u out of range (0..%d)", path, bufs[i].cpu, PERF_EXPORT_MAX_CPUS - 1);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (bufs[j].cpu == bufs[i].cpu) {
+                snprintf(err, errlen, "%s: two buffers for CPU %u", path, bufs[i].cpu);
+                return -1;
+            }
+        if (bufs[i].cpu > max_cpu)
+            max_cpu = bufs[i].cpu;
     }
     obuf b = { 0 };
 
     /* perf_file_header, patched at the end */
     ob_zero(&b, FILE_HEADER_SIZE);
 
-    /* attrs: perf_event_attr (128 bytes) + perf_file_section ids */
+    /* attrs: perf_event_attr (128 bytes) + perf_file_section ids. One arm_spe event opened on
+     * every CPU, as `perf record -a -e arm_spe//` does: one id per CPU (buffer i: id i + 1). */
     size_t attrs_off = b.n;
     ob_u32(&b, o.pmu_type);                               /* type */
     ob_u32(&b, ATTR_SIZE);                                /* size */
     ob_u64(&b, 0);                                        /* config */
     ob_u64(&b, 1);                                        /* sample_period */
-    ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_PERIOD_ |
-                   PERF_SAMPLE_IDENTIFIER_);
+    ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_CPU_ |
+                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_);
     ob_u64(&b, 0);                                        /* read_format */
     ob_u64(&b, ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL);
     ob_zero(&b, ATTR_SIZE - 48);                          /* wakeup_events ... sig_data */
     size_t ids_sec = b.n;
     ob_u64(&b, 0);                                        /* ids.offset (patched) */
-    ob_u64(&b, 8);                                        /* ids.size: one u64 */
+    ob_u64(&b, 8 * nbuf);                                 /* ids.size: one u64 per CPU */
     size_t attrs_size = b.n - attrs_off;
     put_u64_at(&b, ids_sec, b.n);
-    ob_u64(&b, SPE_EVENT_ID);
+    for (size_t i = 0; i < nbuf; i++)
+        ob_u64(&b, SPE_EVENT_ID + i);
 
     /* data */
     size_t data_off = b.n;
+    /* PERF_RECORD_TIME_CONV first: perf's arm_spe_process_auxtrace_info() copies the session's
+     * conversion when it reads AUXTRACE_INFO (perf record writes TIME_CONV before it too).
+     * Fields: time_shift, time_mult, time_zero, time_cycles, time_mask, cap_user_time_zero,
+     * cap_user_time_short, reserved[6]. */
+    if (o.timer_hz) {
+        perf_time_conv tc = perf_export_time_conv(o.timer_hz);
+        ev_header(&b, PERF_RECORD_TIME_CONV_, 0, 8 + 5 * 8 + 8);
+        ob_u64(&b, tc.shift);
+        ob_u64(&b, tc.mult);
+        ob_u64(&b, tc.zero);
+        ob_u64(&b, 0);                                    /* time_cycles */
+        ob_u64(&b, 0);                                    /* time_mask */
+        ob_le(&b, 1, 1);                                  /* cap_user_time_zero */
+        ob_le(&b, 0, 1);                                  /* cap_user_time_short: full 64-bit counter */
+        ob_zero(&b, 6);
+    }
+    /* PERF_RECORD_ID_INDEX: which CPU (and mmap index) each id belongs to: id, idx, cpu, tid */
+    ev_header(&b, PERF_RECORD_ID_INDEX_, 0, (uint16_t)(16 + 32 * nbuf));
+    ob_u64(&b, nbuf);
+    for (size_t i = 0; i < nbuf; i++) {
+        ob_u64(&b, SPE_EVENT_ID + i);
+        ob_u64(&b, i);
+        ob_u64(&b, bufs[i].cpu);
+        ob_u64(&b, UINT64_MAX);                           /* tid -1: a per-CPU event */
+    }
     /* PERF_RECORD_AUXTRACE_INFO: header, u32 type, u32 reserved, priv[ARM_SPE_AUXTRACE_PRIV_MAX] */
     ev_header(&b, PERF_RECORD_AUXTRACE_INFO_, 0, 8 + 8 + 16);
     ob_u32(&b, PERF_AUXTRACE_ARM_SPE_);
@@ -187,26 +280,28 @@ int perf_export_write(const char *path, const uint8_t *buf, size_t len, const pe
         ob_u32(&b, o.pid);
         ob_u32(&b, o.pid);
         ob_bytes(&b, comm, cl);
-        sample_id(&b, o.pid);
+        sample_id(&b, o.pid, bufs[0].cpu, SPE_EVENT_ID);
     }
-    size_t padded = (len + 7) & ~(size_t)7;
-    /* PERF_RECORD_AUX: aux_offset, aux_size, flags */
-    ev_header(&b, PERF_RECORD_AUX_, 0, 8 + 24 + SAMPLE_ID_SIZE);
-    ob_u64(&b, 0);
-    ob_u64(&b, padded);
-    ob_u64(&b, 0);
-    sample_id(&b, o.pid);
-    /* PERF_RECORD_AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; then the data */
-    ev_header(&b, PERF_RECORD_AUXTRACE_, 0, 8 + 40);
-    ob_u64(&b, padded);                                   /* size, padding included */
-    ob_u64(&b, 0);                                        /* offset in the AUX area */
-    ob_u64(&b, 0x41524d50524f46ull);                      /* reference (any value) */
-    ob_u32(&b, o.cpu);                                    /* idx: the per-cpu queue */
-    ob_u32(&b, o.pid);                                    /* tid */
-    ob_u32(&b, o.cpu);                                    /* cpu */
-    ob_u32(&b, 0);
-    ob_bytes(&b, buf, len);
-    ob_zero(&b, padded - len);                            /* SPE Padding packets */
+    for (size_t i = 0; i < nbuf; i++) {
+        size_t len = bufs[i].len, padded = (len + 7) & ~(size_t)7;
+        /* PERF_RECORD_AUX: aux_offset, aux_size, flags */
+        ev_header(&b, PERF_RECORD_AUX_, 0, 8 + 24 + SAMPLE_ID_SIZE);
+        ob_u64(&b, 0);
+        ob_u64(&b, padded);
+        ob_u64(&b, 0);
+        sample_id(&b, o.pid, bufs[i].cpu, SPE_EVENT_ID + i);
+        /* PERF_RECORD_AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; then the data */
+        ev_header(&b, PERF_RECORD_AUXTRACE_, 0, 8 + 40);
+        ob_u64(&b, padded);                               /* size, padding included */
+        ob_u64(&b, 0);                                    /* offset in the AUX area */
+        ob_u64(&b, 0x41524d50524f46ull + i);              /* reference (any value) */
+        ob_u32(&b, (uint32_t)i);                          /* idx: the per-cpu mmap / queue */
+        ob_u32(&b, o.pid);                                /* tid */
+        ob_u32(&b, bufs[i].cpu);                          /* cpu */
+        ob_u32(&b, 0);
+        ob_bytes(&b, bufs[i].data, len);
+        ob_zero(&b, padded - len);                        /* SPE Padding packets */
+    }
     ev_header(&b, PERF_RECORD_FINISHED_ROUND_, 0, 8);
     size_t data_size = b.n - data_off;
 
@@ -225,7 +320,7 @@ int perf_export_write(const char *path, const uint8_t *buf, size_t len, const pe
         case HEADER_OSRELEASE_: feat_string(&b, "armprof-model"); break;
         case HEADER_VERSION_:   feat_string(&b, "armprof-decode"); break;
         case HEADER_ARCH_:      feat_string(&b, "aarch64"); break;
-        case HEADER_NRCPUS_:    ob_u32(&b, o.cpu + 1); ob_u32(&b, o.cpu + 1); break;
+        case HEADER_NRCPUS_:    ob_u32(&b, max_cpu + 1); ob_u32(&b, max_cpu + 1); break;
         case HEADER_CPUID_:
             snprintf(midr, sizeof midr, "0x%016llx", (unsigned long long)o.midr);
             feat_string(&b, midr);

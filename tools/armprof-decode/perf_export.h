@@ -1,20 +1,49 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* perf_export.h: wrap an SPE buffer dump in a perf.data file (Arm SPE AUX trace) that Linux perf decodes. */
+/* perf_export.h: wrap SPE buffer dumps (one per CPU) in a perf.data file (Arm SPE AUX trace) that Linux perf decodes. */
 #ifndef ARMPROF_PERF_EXPORT_H
 #define ARMPROF_PERF_EXPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* Most CPUs (buffers) one file holds. */
+#define PERF_EXPORT_MAX_CPUS 256
+
 typedef struct perf_export_opts {
     uint64_t midr;          /* MIDR_EL1 written as HEADER_CPUID (default Neoverse N1 r3p1, 0x413fd0c1) */
     uint32_t pmu_type;      /* perf_event_attr.type of the arm_spe PMU (default 8) */
     uint32_t pid;           /* pid/tid the trace is attributed to (default 1) */
-    uint32_t cpu;           /* CPU of the AUX buffer (default 0) */
+    uint32_t cpu;           /* perf_export_write() only: CPU of the AUX buffer (default 0) */
     const char *comm;       /* command name (default "armprof") */
+    uint64_t timer_hz;      /* frequency of the counter in the Timestamp packets: written as
+                               PERF_RECORD_TIME_CONV so perf converts them to ns; 0: no
+                               TIME_CONV, perf shows time 0 */
 } perf_export_opts;
 
-/* Writes `path`. Returns 0, or -1 with a message in err. */
+/* One CPU's Profiling Buffer contents. */
+typedef struct perf_export_buf {
+    const uint8_t *data;
+    size_t len;
+    uint32_t cpu;           /* CPU number (distinct per buffer, < PERF_EXPORT_MAX_CPUS) */
+} perf_export_buf;
+
+/* perf's tick -> ns conversion (struct perf_tsc_conversion subset). */
+typedef struct perf_time_conv {
+    uint16_t shift;
+    uint32_t mult;
+    uint64_t zero;
+} perf_time_conv;
+
+/* The mult/shift pair for a counter of `hz` (> 0): mult / 2^shift is 1e9 / hz, rounded, with the
+ * largest shift <= 31 whose mult fits 32 bits (exact for every hz that divides 1e9 * 2^shift). */
+perf_time_conv perf_export_time_conv(uint64_t hz);
+/* Ticks to ns exactly as perf computes it (tsc_to_perf_time(), tools/perf/util/tsc.c). */
+uint64_t perf_export_ticks_to_ns(uint64_t ticks, const perf_time_conv *c);
+
+/* Writes `path` with one buffer per CPU. Returns 0, or -1 with a message in err. */
+int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t n, const perf_export_opts *o,
+                           char *err, size_t errlen);
+/* One buffer, on CPU o->cpu. */
 int perf_export_write(const char *path, const uint8_t *buf, size_t len, const perf_export_opts *o,
                       char *err, size_t errlen);
 

@@ -44,7 +44,14 @@ uint64_t spe_fmt_perf_ip(uint64_t addr55, unsigned el, int ns)
     return a;
 }
 
+static const char *const sat_names[3] = { "total", "issue", "xlat" };
+
 size_t spe_fmt_json(const spe_decoded *d, char *buf)
+{
+    return spe_fmt_json_ex(d, buf, 0xFFF);
+}
+
+size_t spe_fmt_json_ex(const spe_decoded *d, char *buf, uint16_t count_max)
 {
     const spe_record *r = &d->rec;
     uint32_t p = d->have;
@@ -108,6 +115,21 @@ size_t spe_fmt_json(const spe_decoded *d, char *buf)
         o = put_s(o, ",\"lat_xlat\":");
         o = put_u(o, r->xlat_lat);
     }
+    unsigned sat = spe_fmt_saturated(d, count_max);
+    if (sat) {
+        o = put_s(o, ",\"saturated\":[");
+        for (int i = 0, first = 1; i < 3; i++) {
+            if (!(sat & (1u << i)))
+                continue;
+            if (!first)
+                *o++ = ',';
+            first = 0;
+            *o++ = '"';
+            o = put_s(o, sat_names[i]);
+            *o++ = '"';
+        }
+        *o++ = ']';
+    }
     if (p & SPE_R_TARGET) {
         o = put_s(o, ",\"target\":\"");
         o = put_x(o, r->target);
@@ -157,10 +179,15 @@ size_t spe_fmt_json(const spe_decoded *d, char *buf)
 const char *spe_fmt_csv_header(void)
 {
     return "offset,size,pc,el,ns,op,subclass,events,lat_total,lat_issue,lat_xlat,target,target_el,"
-           "target_ns,va,va_tag,pa,pa_ns,contextidr_el1,contextidr_el2,data_source,ts\n";
+           "target_ns,va,va_tag,pa,pa_ns,contextidr_el1,contextidr_el2,data_source,ts,saturated\n";
 }
 
 size_t spe_fmt_csv(const spe_decoded *d, char *buf)
+{
+    return spe_fmt_csv_ex(d, buf, 0xFFF);
+}
+
+size_t spe_fmt_csv_ex(const spe_decoded *d, char *buf, uint16_t count_max)
 {
     const spe_record *r = &d->rec;
     uint32_t p = d->have;
@@ -193,6 +220,16 @@ size_t spe_fmt_csv(const spe_decoded *d, char *buf)
     if (p & SPE_R_DATA_SOURCE) o = put_u(o, r->data_source);
     SEP();
     if (p & SPE_R_TIMESTAMP) o = put_u(o, r->timestamp);
+    SEP();
+    unsigned sat = spe_fmt_saturated(d, count_max);
+    for (int i = 0, first = 1; i < 3; i++) {
+        if (!(sat & (1u << i)))
+            continue;
+        if (!first)
+            *o++ = '|';
+        first = 0;
+        o = put_s(o, sat_names[i]);
+    }
 #undef SEP
     *o++ = '\n';
     return (size_t)(o - buf);
@@ -237,6 +274,12 @@ void spe_summary_add(spe_summary *s, const spe_decoded *d)
             s->lat_max[i] = lat[i];
         s->lat_hist[i][lat_bucket(lat[i])]++;
     }
+    unsigned sat = spe_fmt_saturated(d, s->count_max ? s->count_max : 0xFFF);
+    if (sat) {
+        s->sat_records++;
+        for (int i = 0; i < 3; i++)
+            s->sat[i] += (sat >> i) & 1;
+    }
     if (d->have & SPE_R_TIMESTAMP)
         s->with_ts++;
     else
@@ -256,8 +299,11 @@ void spe_summary_print(const spe_summary *s, FILE *f)
     static const char *const lat_names[3] = { "total", "issue", "translation" };
     fprintf(f, "records: %" PRIu64 " (%" PRIu64 " bytes, %" PRIu64 " ending in Timestamp, %" PRIu64 " in End)\n",
             s->records, s->bytes, s->with_ts, s->with_end);
-    fprintf(f, "errors: %" PRIu64 ", packets ignored: %" PRIu64 ", packets noted: %" PRIu64 "\n\n",
+    fprintf(f, "errors: %" PRIu64 ", packets ignored: %" PRIu64 ", packets noted: %" PRIu64 "\n",
             s->errors, s->ignored, s->notes);
+    fprintf(f, "saturated counters (%u-bit): %" PRIu64 " records (total %" PRIu64 ", issue %" PRIu64
+               ", translation %" PRIu64 ")\n\n",
+            s->count_max == 0xFFFF ? 16u : 12u, s->sat_records, s->sat[0], s->sat[1], s->sat[2]);
     fprintf(f, "by operation class:\n");
     for (int i = 0; i < 4; i++)
         if (s->by_class[i] || i < 3)
