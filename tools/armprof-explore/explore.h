@@ -19,12 +19,12 @@ extern "C" {
  * Every knob a sweep file can set or sweep. Names follow armprof-run's options (with '_' for
  * '-'); workload fields are `workload.<field of wl_config>`. */
 
-typedef enum ex_kind { EX_U64, EX_BOOL, EX_REAL, EX_ENUM } ex_kind;
+typedef enum ex_kind { EX_U64, EX_BOOL, EX_REAL, EX_ENUM, EX_TEXT } ex_kind;
 
 typedef struct ex_val {
     uint64_t u;         /* EX_U64, EX_BOOL (0/1), EX_ENUM (index) */
     double d;           /* every kind: the value as a number (plots, tables) */
-    char text[32];      /* canonical text: the point key, CSV and JSON use it */
+    char text[256];     /* canonical text: the point key, CSV and JSON use it (EX_TEXT: the value) */
 } ex_val;
 
 /* Which model runs the points: the C-level units (fast, in-process) or the SystemC platform
@@ -42,6 +42,8 @@ typedef struct ex_point_cfg {
     uint64_t mix;       /* index into ex_mix_names */
     double clock_hz;    /* simulated PE clock: turns cycles into seconds */
     ex_model model;     /* part of the point's key */
+    char trace[256];    /* workload.trace: operation-trace file replayed instead of the generator ("" none) */
+    uint64_t trace_repeat; /* workload.repeat: the run is the file's operations * this */
 } ex_point_cfg;
 
 typedef struct ex_param_def {

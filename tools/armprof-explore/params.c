@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Where a parameter lives in ex_point_cfg and how it is stored. */
-typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX, FT_ENUM } ex_ftype;
+typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX, FT_ENUM, FT_TEXT } ex_ftype;
 
 typedef struct ex_param_impl {
     ex_param_def def;
@@ -89,6 +89,11 @@ static const ex_param_impl params[] = {
     P("trbe_tm", NULL, EX_ENUM, 0, 2, false, false, "TRBLIMITR_EL1.TM: stop, irq, ignore (as Linux)",
       ex_trbe_tm_names, "trbe.tm", FT_ENUM, trbe_tm),
     U("trbe_align", NULL, 0, 11, "TRBIDR_EL1.Align (2^n-byte write unit)", "trbe.align", FT_U8, trbe.trbu.align),
+    P("workload.trace", NULL, EX_TEXT, 0, 0, false, true,
+      "operation-trace file replayed instead of the generator (docs/trace-format.md; relative to the sweep file)",
+      NULL, "workload.trace", FT_TEXT, trace),
+    U("workload.repeat", NULL, 1, 1e12, "times workload.trace is replayed: ops = its operations x this",
+      "workload.repeat", FT_U64, trace_repeat),
 #define WLP(f, h) P("workload." #f, NULL, EX_REAL, 0, 1, false, true, h, NULL, NULL, FT_DBL, run.wl.f)
 #define WLU(f, h) P("workload." #f, NULL, EX_U64, 0, 1000000, false, true, h, NULL, NULL, FT_U32, run.wl.f)
     WLP(p_load, "probability of a load"),
@@ -160,6 +165,7 @@ static void canon(size_t p, ex_val *v)
     case EX_BOOL: snprintf(v->text, sizeof(v->text), "%s", v->u ? "true" : "false"); v->d = (double)v->u; break;
     case EX_ENUM: snprintf(v->text, sizeof(v->text), "%s", params[p].def.names[v->u]); v->d = (double)v->u; break;
     case EX_REAL: snprintf(v->text, sizeof(v->text), "%.10g", v->d); v->u = 0; break;
+    case EX_TEXT: v->u = 0; v->d = 0; break;
     }
 }
 
@@ -168,6 +174,13 @@ int ex_param_parse(size_t p, const char *text, ex_val *out, char *why, size_t wh
     const ex_param_def *d = &params[p].def;
     memset(out, 0, sizeof(*out));
     switch (d->kind) {
+    case EX_TEXT:
+        if (!text[0] || strlen(text) >= sizeof(out->text)) {
+            snprintf(why, whylen, "%s expects a file name of 1 to %zu characters", d->name, sizeof(out->text) - 1);
+            return -1;
+        }
+        snprintf(out->text, sizeof(out->text), "%s", text);
+        break;
     case EX_BOOL:
         if (!strcmp(text, "true") || !strcmp(text, "yes") || !strcmp(text, "on") || !strcmp(text, "1"))
             out->u = 1;
@@ -270,6 +283,7 @@ ex_val ex_param_get(size_t p, const ex_point_cfg *cfg)
     case FT_DBL: { double x; memcpy(&x, b, sizeof(x)); v.d = x; break; }
     case FT_MIX: v.u = cfg->mix; break;
     case FT_ENUM: { uint64_t x; memcpy(&x, b, sizeof(x)); v.u = x; break; }
+    case FT_TEXT: snprintf(v.text, sizeof(v.text), "%s", b); break;
     }
     canon(p, &v);
     return v;
@@ -309,6 +323,7 @@ void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v)
     case FT_DBL: { double x = v->d; memcpy(b, &x, sizeof(x)); break; }
     case FT_MIX: cfg->mix = v->u; load_mix(&cfg->run.wl, v->u); break;
     case FT_ENUM: { uint64_t x = v->u; memcpy(b, &x, sizeof(x)); break; }
+    case FT_TEXT: snprintf(b, sizeof(cfg->trace), "%s", v->text); break;
     }
 }
 
@@ -328,6 +343,7 @@ void ex_point_cfg_default(ex_point_cfg *cfg)
     cfg->trbe.trigger_every = 0;
     cfg->trbe_mode = 0; /* fill */
     cfg->trbe_tm = 2;   /* ignore */
+    cfg->trace_repeat = 1;
 }
 
 /* The run_trbe options of a point (the enum parameters as register encodings). */
@@ -482,6 +498,12 @@ static uint64_t hash_params(const ex_point_cfg *cfg, bool seeds_only)
     for (size_t p = 0; p < NPARAMS; p++) {
         if (seeds_only && !params[p].def.seeds)
             continue;
+        /* Without a trace, workload.trace and workload.repeat are left out: keys and seeds of
+         * sweeps of the generator stay what they were before trace replay existed. */
+        if (!cfg->trace[0] && params[p].ft == FT_TEXT)
+            continue;
+        if (!cfg->trace[0] && params[p].off == OFF(trace_repeat))
+            continue;
         ex_val v = ex_param_get(p, cfg);
         h = fnv1a(h, params[p].def.name);
         h = fnv1a(h, "=");
@@ -578,8 +600,23 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
     double *m = res->m;
     double host = 0, cycles = 0;
     if (c.spe_enabled) {
+        /* Replay: the file's operations * repeat instead of the generator (its seed only feeds
+         * PMSIRR_EL1.RND). The sweep checked the file when it was read. */
+        wl_trace t = { 0 };
+        if (c.trace[0]) {
+            char terr[512];
+            if (wl_trace_load(c.trace, &t, terr, sizeof(terr))) {
+                snprintf(err, errlen, "workload.trace: %s", terr);
+                return -1;
+            }
+            c.run.trace = &t;
+            c.run.ops = t.count * (c.trace_repeat ? c.trace_repeat : 1);
+        }
         spe_run_result r;
-        if (spe_run(&c.run, &r) != 0) {
+        int rc = spe_run(&c.run, &r);
+        wl_trace_free(&t);
+        c.run.trace = NULL;
+        if (rc != 0) {
             snprintf(err, errlen, "%s (%s)", r.error_text, armprof_strerror(r.error));
             return -1;
         }

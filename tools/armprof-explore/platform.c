@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -115,10 +116,21 @@ char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg)
             const char *pk = ex_param(p)->platform;
             if (!pk || !strcmp(pk, "seed") || !strcmp(pk, "clock_ns"))
                 continue;
+            if (cfg->trace[0] && !strcmp(pk, "ops")) /* a replay: the file's lines * repeat */
+                continue;
             size_t ul = strlen(unit[u]);
             if (u == 0 ? strchr(pk, '.') != NULL : strncmp(pk, unit[u], ul) != 0)
                 continue;
             put(&s, "%s%s: %s\n", u ? "  " : "", pk + ul, ex_param_get(p, cfg).text);
+        }
+        if (u == 0 && cfg->trace[0]) {
+            /* The scenario is in its own folder: the trace by its absolute path. */
+            char abs[PATH_MAX];
+            const char *tp = realpath(cfg->trace, abs) ? abs : cfg->trace;
+            put(&s, "workload:\n  trace: '");
+            for (const char *q = tp; *q; q++)
+                put(&s, *q == '\'' ? "''" : "%c", *q);
+            put(&s, "'\n  repeat: %" PRIu64 "\n", cfg->trace_repeat);
         }
         if (u == 0)
             put(&s, "%s", sw->platform_top);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_file.h"
+
 typedef struct ctx {
     const char *file;
     ex_sweep *sw;
@@ -112,6 +114,29 @@ static int unknown(ctx *c, struct fy_node *key, const char *name)
     return fail(c, key, 0, "unknown parameter '%s' (armprof-explore --list-params shows them)", name);
 }
 
+/* workload.trace: a path relative to the sweep file's folder (as armprof-vp's scenarios), and
+ * the whole file read now, so a bad file or line stops the sweep before anything runs, with the
+ * sweep file's line. */
+static int check_trace(ctx *c, int p, ex_val *v, struct fy_node *at)
+{
+    if (ex_param(p)->kind != EX_TEXT)
+        return 0;
+    const char *slash = strrchr(c->file, '/');
+    if (v->text[0] != '/' && slash) {
+        char full[sizeof(v->text)];
+        int n = snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - c->file), c->file, v->text);
+        if (n < 0 || (size_t)n >= sizeof(full))
+            return fail(c, at, 0, "%s: the path is too long", ex_param(p)->name);
+        memcpy(v->text, full, sizeof(full));
+    }
+    wl_trace t;
+    char why[512];
+    if (wl_trace_load(v->text, &t, why, sizeof(why)))
+        return fail(c, at, 0, "%s: %s", ex_param(p)->name, why);
+    wl_trace_free(&t);
+    return 0;
+}
+
 /* name: value in the scenario part. */
 static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_node *val)
 {
@@ -126,6 +151,8 @@ static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_
     char why[256];
     if (ex_param_parse((size_t)p, text, &c->sw->fixed_val[p], why, sizeof(why)))
         return fail(c, val, 0, "%s", why);
+    if (check_trace(c, p, &c->sw->fixed_val[p], val))
+        return -1;
     if (c->sw->fixed[p])
         return fail(c, key, 0, "%s is already set on line %d", name, c->sw->fixed_line[p]);
     c->sw->fixed[p] = true;
@@ -183,6 +210,8 @@ static int parse_group(ctx *c, struct fy_node *key, struct fy_node *map)
             ex_val ev;
             if (ex_param_parse((size_t)p, text, &ev, why, sizeof(why)))
                 return fail(c, item, 0, "%s", why);
+            if (check_trace(c, p, &ev, item))
+                return -1;
             int vi;
             for (vi = 0; vi < ax->nvals; vi++)
                 if (!strcmp(ax->vals[vi].text, ev.text))
@@ -423,6 +452,36 @@ static int parse_root(ctx *c, struct fy_node *root)
             te_set = true;
         else if (!strncmp(ex_param(sw->axes[a].param)->name, "trbe_", 5))
             any_trbe = true;
+    }
+    /* workload.trace gives the operations: the generator's keys (mix, workload.p_*, lat_*) and
+     * ops would be silently unused beside it, so they are errors naming their line; and
+     * workload.repeat means nothing without a trace. */
+    {
+        int tp = ex_param_find("workload.trace"), rp = ex_param_find("workload.repeat");
+        int tline = sw->fixed[tp] ? sw->fixed_line[tp] : 0;
+        for (int a = 0; a < sw->naxes; a++)
+            if (sw->axes[a].param == tp)
+                tline = sw->axes[a].line;
+        for (size_t p = 0; p < ex_param_count(); p++) {
+            const char *n = ex_param(p)->name;
+            bool gen = !strcmp(n, "mix") || !strcmp(n, "ops") || (!strncmp(n, "workload.", 9) && (int)p != tp &&
+                                                                   (int)p != rp);
+            if (!(gen && tline) && !((int)p == rp && !tline))
+                continue;
+            int line = sw->fixed[p] ? sw->fixed_line[p] : 0;
+            for (int a = 0; a < sw->naxes; a++)
+                if (sw->axes[a].param == (int)p)
+                    line = sw->axes[a].line;
+            if (!line)
+                continue;
+            if ((int)p == rp)
+                return fail(c, NULL, line, "workload.repeat: only with workload.trace (it repeats the trace file)");
+            if (!strcmp(n, "ops"))
+                return fail(c, NULL, line, "ops: not used with workload.trace (line %d): a replay runs the file's "
+                            "operations * workload.repeat", tline);
+            return fail(c, NULL, line, "%s: not used with workload.trace (line %d): the trace file gives the "
+                        "operations, not the generator", n, tline);
+        }
     }
     if (any_trbe && !te_set) {
         char why[64];
