@@ -52,19 +52,48 @@ void Pe::stop_pmu()
     pmu_agent_->stop();
 }
 
+bool Pe::begin_session()
+{
+    if (!agent_.probe()) {
+        finish();
+        return false;
+    }
+    if (pmu_)
+        pmu_ok_ = pmu_agent_->start(pmu_events_);
+    agent_.start();
+    return true;
+}
+
+bool Pe::service_irq()
+{
+    agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
+    bool irq = spu_.irq_level();
+    if (pmu_ && !irq)
+        pmu_set_spe_freeze(pmu_->unit(), false); // PMBSR_EL1.S cleared: SPEFreezeOnEvent ends
+    return irq;
+}
+
+void Pe::next_op(uint64_t index, spu_op &op)
+{
+    if (cfg_.trace)
+        op = cfg_.trace->ops[index % cfg_.trace->count];
+    else
+        wl_next(&gen_, &op);
+}
+
+void Pe::finish()
+{
+    finished_ = true;
+    finished_event.notify(SC_ZERO_TIME);
+}
+
 void Pe::run()
 {
     if (cfg_.rtl)
         return run_rtl();
     qk_.reset();
-    if (!agent_.probe()) {
-        finished_ = true;
-        finished_event.notify(SC_ZERO_TIME);
+    if (!begin_session())
         return;
-    }
-    if (pmu_)
-        pmu_ok_ = pmu_agent_->start(pmu_events_);
-    agent_.start();
     sync_irq();
     const uint64_t rate = cfg_.ops_per_cycle;
     spu_t *spu = spu_.unit();
@@ -76,10 +105,7 @@ void Pe::run()
             irq_at = spu_now(spu);
         }
         if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
-            agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
-            irq = spu_.irq_level();
-            if (pmu_ && !irq)
-                pmu_set_spe_freeze(pmu_->unit(), false); // PMBSR_EL1.S cleared: SPEFreezeOnEvent ends
+            irq = service_irq();
             sync_irq();
             continue;
         }
@@ -87,13 +113,9 @@ void Pe::run()
         uint64_t step;
         uint64_t k = spu_ops_until_sample(spu);
         if (k == 0) {
-            if (cfg_.trace) {
-                spu_retire(spu, &cfg_.trace->ops[done_ % cfg_.trace->count]);
-            } else {
-                spu_op op;
-                wl_next(&gen_, &op);
-                spu_retire(spu, &op);
-            }
+            spu_op op;
+            next_op(done_, op);
+            spu_retire(spu, &op);
             step = 1;
         } else {
             // Stop at the unit's next event and at the handler's start.
@@ -141,8 +163,7 @@ void Pe::run()
         sync_pmu();
     qk_.sync();
     spu_.reschedule();
-    finished_ = true;
-    finished_event.notify(SC_ZERO_TIME);
+    finish();
 }
 
 } // namespace armprof

@@ -76,6 +76,14 @@ private:
     void run_rtl();
     void sync_irq();
     void sync_pmu();
+    // Shared by run() and run_rtl(): the driver's probe and start (after the PMU session);
+    // false (and finished) when the unit is absent.
+    bool begin_session();
+    // The driver's PMBIRQ handler; returns the PMBIRQ level after it.
+    bool service_irq();
+    // Operation `index` of the population: the trace's line, or the generator's next operation.
+    void next_op(uint64_t index, spu_op &op);
+    void finish();
 
     Config cfg_;
     SpuModule &spu_;

@@ -22,27 +22,24 @@ void Pe::run_rtl()
 {
     SpuRtl &rtl = *cfg_.rtl;
     spu_t *spu = spu_.unit();
-    if (!agent_.probe()) {
-        finished_ = true;
-        finished_event.notify(SC_ZERO_TIME);
-        return;
-    }
     rtl.start();
-    agent_.start();
+    if (!begin_session())
+        return;
     if (spu_.irq_changed())
         spu_.flush_irq();
     const uint64_t rate = cfg_.ops_per_cycle;
     bool irq = false;
     uint64_t irq_at = 0, last_progress = 0;
-    const std::function<void(spu_op &)> draw = [this](spu_op &op) { wl_next(&gen_, &op); };
+    const std::function<void(uint32_t, spu_op &)> draw = [this](uint32_t lane, spu_op &op) {
+        next_op(done_ + lane, op);
+    };
     while (done_ < cfg_.ops) {
         if (spu_.irq_level() && !irq) {
             irq = true;
             irq_at = spu_now(spu);
         }
         if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
-            agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
-            irq = spu_.irq_level();
+            irq = service_irq();
             if (spu_.irq_changed())
                 spu_.flush_irq();
             continue;
@@ -50,6 +47,8 @@ void Pe::run_rtl()
         uint64_t n = cfg_.ops - done_ < rate ? cfg_.ops - done_ : rate;
         rtl.cycle((uint32_t)n, draw);
         done_ += n;
+        if (pmu_)
+            sync_pmu();
         if (spu_.irq_changed())
             spu_.flush_irq();
         if (cfg_.progress && done_ - last_progress >= cfg_.ops / 100 + 1) {
@@ -87,8 +86,9 @@ void Pe::run_rtl()
                      (unsigned long long)xs.len_mismatches, (unsigned long long)xs.level_mismatches,
                      (unsigned long long)xs.owed_edges, (unsigned long long)rs.fire_disagree,
                      (unsigned long long)rs.lat_clamped);
-    finished_ = true;
-    finished_event.notify(SC_ZERO_TIME);
+    if (pmu_)
+        sync_pmu();
+    finish();
 }
 
 } // namespace armprof

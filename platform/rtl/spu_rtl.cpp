@@ -134,7 +134,7 @@ void SpuRtl::start()
     r.rst.write(false);
 }
 
-void SpuRtl::cycle(uint32_t n, const std::function<void(spu_op &)> &draw)
+void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &draw)
 {
     Impl &r = *impl_;
     spu_t *u = spu_.unit();
@@ -171,7 +171,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(spu_op &)> &draw)
             op = spu_op{}; // a member of the population only: never looked at
             continue;
         }
-        draw(op);
+        draw(i, op);
         uint32_t lat = op.total_lat;
         if (lat > 0xFFFF) {
             lat = 0xFFFF;

@@ -51,8 +51,8 @@ public:
     // From the PE's thread: the reset pulse (two clock cycles; the model's time does not move).
     void start();
     // From the PE's thread: one PE cycle in which n (<= lanes) operations retire; `draw` gives
-    // the operation of each lane the counter selects.
-    void cycle(uint32_t n, const std::function<void(spu_op &)> &draw);
+    // the operation of each lane (0..n-1) the counter selects.
+    void cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &draw);
 
     struct Stats {
         uint64_t cycles = 0, samples = 0, collisions = 0;
