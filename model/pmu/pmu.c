@@ -59,7 +59,12 @@
 #define CNT_F0 AP_BIT(PMU_INSTRUCTION_COUNTER_ID)
 
 #define PMU_STATE_TAG 0x504D5530u /* "PMU0" */
-#define PMU_STATE_VERSION 1u
+#define PMU_STATE_VERSION 2u /* 2: FEAT_PCSRv8p9 state */
+
+#define PCS_LO AP_GENMASK(31, 0)
+#define PCS_PC_HI AP_GENMASK(55, 32)
+#define PCS_EL AP_GENMASK(62, 61)
+#define VCIDSR_VMID AP_GENMASK(47, 32)
 
 /* ----- Register slots ---------------------------------------------------------------------- */
 
@@ -86,6 +91,16 @@ struct pmu {
     bool powered;
     bool irq;
     pmu_stats stats;
+    /* FEAT_PCSRv8p9 (external view only; D13.9, H7.1). */
+    uint64_t pcsr, cid1sr, cid2sr, vidsr, ccidsr, vcidsr, pcsctl;
+    bool pcs_first;            /* no successful Capture since PMPCSCTL.SS was set to 1 */
+    bool pcs_suspended;        /* PMPCSCTL.IMP == 0: suspended (H7.1.1.1) */
+    pmu_pc_sample sample;      /* the host's latest "recently-executed instruction" */
+    pmu_debug_auth auth;
+    pmu_pc_sample_fn sample_fn;
+    void *sample_user;
+    pmu_brbe_freeze_fn brbe_fn;
+    void *brbe_user;
 };
 
 static bool is_evcntr(unsigned s) { return s >= S_EVCNTR0 && s < S_EVCNTR0 + PMU_MAX_COUNTERS; }
@@ -346,6 +361,93 @@ pmu_capture_state pmu_capture_state_now(const pmu_t *p)
     return PMU_CAPTURE_ALLOWED;
 }
 
+/* ----- PC Sample-based Profiling (H7.1, D13.9 FEAT_PCSRv8p9) ------------------------------- */
+
+/* H7.1.1: ExternalNoninvasiveDebugEnabled() and, outside Non-secure state with EL3 implemented,
+ * the Secure / Realm / Root variant for the PE's current Security state. The AArch32
+ * SDER.SUNIDEN case does not arise: the model's EL1 and EL3 use AArch64. */
+bool pmu_pc_sampling_allowed(const pmu_t *p)
+{
+    const armprof_pe_ctx *c = &p->ctx;
+    if (!p->auth.niden)
+        return false;
+    if (!c->have_el3)
+        return true;
+    switch (armprof_pe_security(c)) {
+    case ARMPROF_NONSECURE:
+        return true;
+    case ARMPROF_SECURE:
+        return p->auth.spniden;
+    case ARMPROF_REALM:
+        return p->auth.rlpiden;
+    default:
+        return p->auth.rtpiden;
+    }
+}
+
+static bool pcs_ss(const pmu_t *p)
+{
+    return p->cfg.feat_pmuv3_ss && (p->pcsctl & PMU_PMPCSCTL_SS);
+}
+
+/* SetPCSRUnknown() with the UNKNOWN values chosen as "unchanged": PMPCSR[31:0] = 0xFFFFFFFF, the
+ * rest as they were (the D13.9 Capture rule requires that; reads may leave them so too). */
+static void pcs_set_ones(pmu_t *p)
+{
+    p->pcsr |= PCS_LO;
+    p->stats.pc_samples_ones++;
+}
+
+/* SetPCSample(). UNKNOWN CONTEXTIDR_EL2 (EL2 not enabled) and VMID (not EL1/EL0, or EL0 in the
+ * EL2&0 regime) are written as 0. */
+static void pcs_set_sample(pmu_t *p, const pmu_pc_sample *s)
+{
+    uint64_t v = s->pc & PCS_LO;
+    if (!s->aarch32)
+        v |= s->pc & PCS_PC_HI;
+    v |= ap_field_prep(PCS_EL, s->el & 3);
+    bool ns = s->ss == ARMPROF_NONSECURE || s->ss == ARMPROF_REALM;
+    bool nse = s->ss == ARMPROF_REALM || s->ss == ARMPROF_ROOT;
+    if (ns)
+        v |= PMU_PMPCSR_NS;
+    if (p->ctx.have_rme && nse)
+        v |= PMU_PMPCSR_NSE;
+    p->pcsr = v;
+    bool has_el2 = armprof_pe_el2_enabled(&p->ctx, s->ss);
+    uint32_t cid2 = has_el2 ? s->contextidr_el2 : 0;
+    uint16_t vmid = has_el2 && s->el <= 1 && !s->el0h ? s->vmid : 0;
+    if (p->cfg.feat_pmuv3_ext64) {
+        p->ccidsr = ((uint64_t)cid2 << 32) | s->contextidr_el1;
+        p->vcidsr = ap_field_prep(VCIDSR_VMID, vmid) | s->contextidr_el1;
+    }
+    if (p->cfg.feat_pmuv3_ext32) {
+        p->cid1sr = s->contextidr_el1;
+        p->cid2sr = cid2;
+        p->vidsr = vmid;
+    }
+    p->stats.pc_samples++;
+}
+
+/* Take a sample into PMPCSR and the context registers: allowed, Non-debug state and a sample
+ * available -> SetPCSample(); otherwise PMPCSR[31:0] = 0xFFFFFFFF and the rest unchanged. */
+static void pcs_take(pmu_t *p, bool valid)
+{
+    if (!valid || !pmu_pc_sampling_allowed(p) || p->ctx.debug_state) {
+        pcs_set_ones(p);
+        return;
+    }
+    pmu_pc_sample s = p->sample;
+    if (p->sample_fn) {
+        memset(&s, 0, sizeof(s));
+        s.valid = p->sample_fn(p->sample_user, &s);
+    }
+    if (!s.valid) {
+        pcs_set_ones(p);
+        return;
+    }
+    pcs_set_sample(p, &s);
+}
+
 /* PMUCaptureEvent(), run when the Capture event completes. */
 static void capture_complete(pmu_t *p)
 {
@@ -364,6 +466,12 @@ static void capture_complete(pmu_t *p)
     p->vals[S_CCNTSVR] = p->vals[S_CCNTR];
     if (p->cfg.feat_pmuv3_icntr)
         p->vals[S_ICNTSVR] = p->vals[S_ICNTR];
+    /* FEAT_PCSRv8p9 with PMPCSCTL.SS == 1: the PC sample is captured before {NC,SS} = {0,0}.
+     * The first Capture after SS was set to 1 may record 0xFFFFFFFF (permitted, D13.9). */
+    if (p->cfg.feat_pcsr && pcs_ss(p)) {
+        pcs_take(p, !(p->cfg.pcsr_first_capture_ones && p->pcs_first));
+        p->pcs_first = false;
+    }
     /* After these writes, {NC,SS} = {0,0}; then PMU_SNAPSHOT, so that a counter counting it
      * was captured before it counts (D13.9). In Debug state whether the event is generated is
      * CONSTRAINED UNPREDICTABLE. */
@@ -372,6 +480,12 @@ static void capture_complete(pmu_t *p)
     if (!p->ctx.debug_state || p->cfg.snapshot_event_in_debug) {
         p->stats.snapshot_events++;
         count_event(p, ARMPROF_EV_PMU_SNAPSHOT, 1);
+    }
+    /* RLBQZR: "On a successful Capture event, a BRBE freeze event might occur". */
+    if (p->cfg.brbe_freeze_on_capture) {
+        p->stats.brbe_freezes++;
+        if (p->brbe_fn)
+            p->brbe_fn(p->brbe_user);
     }
     update_irq(p);
 }
@@ -599,6 +713,13 @@ static void do_reset(pmu_t *p, bool cold)
     p->capture_pending = false;
     p->capture_remaining = 0;
     p->spe_stopped = false;
+    /* PC sample registers: 0 at Cold reset, unchanged by Warm reset (UNKNOWN). PMPCSCTL.{SS,EN}
+     * reset to 0; with IMP == 0 the state after reset is the configured one (H7.1.1.1). */
+    if (cold)
+        p->pcsr = p->cid1sr = p->cid2sr = p->vidsr = p->ccidsr = p->vcidsr = 0;
+    p->pcsctl = p->cfg.feat_pcsr && p->cfg.pcsr_en_imp ? PMU_PMPCSCTL_IMP : 0;
+    p->pcs_suspended = !p->cfg.pcsr_active_at_reset;
+    p->pcs_first = false;
     update_irq(p);
 }
 
@@ -643,6 +764,19 @@ armprof_err pmu_config_validate(const pmu_config *cfg, char *why, size_t whylen)
                         "feat_spe_dpfzs: needs FEAT_SPEv1p2 (PMCR_EL0.FZS)");
     if (cfg->sse_reserved > PMU_SSE01_ALLOWED)
         return why_fail(why, whylen, ARMPROF_ERR_CFG_RANGE, "sse_reserved: unknown choice");
+    if (cfg->feat_pmuv3_ext32 && cfg->feat_pmuv3_ext64)
+        return why_fail(why, whylen, ARMPROF_ERR_CFG_FEATURE,
+                        "feat_pmuv3_ext32 and feat_pmuv3_ext64: the external views overlap (Tables "
+                        "I5-1 / I5-2); choose one");
+    if (cfg->feat_pcsr && !cfg->feat_pmuv3_ext32 && !cfg->feat_pmuv3_ext64)
+        return why_fail(why, whylen, ARMPROF_ERR_CFG_FEATURE,
+                        "feat_pcsr: needs an external view (feat_pmuv3_ext32 or feat_pmuv3_ext64)");
+    if ((cfg->pcsr_en_imp || cfg->pcsr_first_capture_ones) && !cfg->feat_pcsr)
+        return why_fail(why, whylen, ARMPROF_ERR_CFG_FEATURE,
+                        "pcsr_en_imp / pcsr_first_capture_ones: need feat_pcsr");
+    if (cfg->brbe_freeze_on_capture && !cfg->feat_pmuv3_ss)
+        return why_fail(why, whylen, ARMPROF_ERR_CFG_FEATURE,
+                        "brbe_freeze_on_capture: needs feat_pmuv3_ss (Capture events)");
     return ARMPROF_OK;
 }
 
@@ -665,6 +799,7 @@ armprof_err pmu_open(const pmu_config *cfg, const armprof_host_ops *ops, pmu_t *
     p->rf.vals = p->vals;
     p->rf.unit = p;
     p->powered = true;
+    p->auth.niden = true;
     do_reset(p, true);
     *out = p;
     return ARMPROF_OK;
@@ -835,6 +970,144 @@ uint64_t pmu_cycles_to_next_event(const pmu_t *p)
 
 uint64_t pmu_now(const pmu_t *p) { return p->now; }
 
+/* ----- External view of the PC Sample-based Profiling registers ---------------------------- */
+
+/* The 32-bit word at `off`: its 64-bit backing register and bit shift; NULL if the configured
+ * view has no register there. Offsets: Arm ARM I5.2.1 Tables I5-1 / I5-2. */
+static uint64_t *ext_word(pmu_t *p, uint32_t off, unsigned *shift)
+{
+    *shift = 0;
+    if (off == PMU_EXT_PMPCSCTL || off == PMU_EXT_PMPCSCTL + 4) {
+        *shift = off & 4 ? 32 : 0;
+        return &p->pcsctl;
+    }
+    if (off >= 0x220 && off < 0x228)
+        off -= 0x20; /* PMPCSR alias */
+    if (off == PMU_EXT_PMPCSR || off == PMU_EXT_PMPCSR + 4) {
+        *shift = off & 4 ? 32 : 0;
+        return &p->pcsr;
+    }
+    if (p->cfg.feat_pmuv3_ext64) {
+        if (off == PMU_EXT_PMVCIDSR || off == PMU_EXT_PMVCIDSR + 4) {
+            *shift = off & 4 ? 32 : 0;
+            return &p->vcidsr;
+        }
+        if (off == PMU_EXT_PMCCIDSR || off == PMU_EXT_PMCCIDSR + 4) {
+            *shift = off & 4 ? 32 : 0;
+            return &p->ccidsr;
+        }
+        return NULL;
+    }
+    switch (off) {
+    case PMU_EXT_PMCID1SR:
+    case PMU_EXT_PMCID1SR_ALIAS:
+        return &p->cid1sr;
+    case PMU_EXT_PMVIDSR:
+        return &p->vidsr;
+    case PMU_EXT_PMCID2SR:
+        return &p->cid2sr;
+    default:
+        return NULL;
+    }
+}
+
+static armprof_err ext_check(pmu_t *p, uint32_t off, unsigned size)
+{
+    if (size != 4 && size != 8)
+        return ARMPROF_ERR_INVAL;
+    if (off % size)
+        return ARMPROF_ERR_INVAL;
+    if (!p->cfg.feat_pcsr)
+        return ARMPROF_ERR_NOREG;
+    unsigned sh;
+    for (unsigned w = 0; w < size; w += 4)
+        if (!ext_word(p, off + w, &sh))
+            return ARMPROF_ERR_NOREG;
+    return ARMPROF_OK;
+}
+
+/* Read_PMPCSR(): sampling on reads (PMPCSCTL.SS == 0). A read while suspended activates PC
+ * Sample-based Profiling (SetPCSRActive) and returns 0xFFFFFFFF in [31:0]. */
+static void read_pmpcsr(pmu_t *p)
+{
+    if (pcs_ss(p))
+        return; /* sampling on reads disabled: the value of the last sample, no side effect */
+    bool valid = true;
+    bool imp = p->pcsctl & PMU_PMPCSCTL_IMP;
+    if ((imp && !(p->pcsctl & PMU_PMPCSCTL_EN)) || (!imp && p->pcs_suspended)) {
+        valid = false;
+        if (imp)
+            p->pcsctl |= PMU_PMPCSCTL_EN;
+        else
+            p->pcs_suspended = false;
+    }
+    pcs_take(p, valid);
+}
+
+armprof_err pmu_ext_read(pmu_t *p, uint32_t off, unsigned size, uint64_t *val)
+{
+    if (!p || !val)
+        return ARMPROF_ERR_INVAL;
+    armprof_err e = ext_check(p, off, size);
+    if (e != ARMPROF_OK)
+        return e;
+    if (off == PMU_EXT_PMPCSR || off == PMU_EXT_PMPCSR_ALIAS)
+        read_pmpcsr(p); /* a read of PMPCSR[31:0] or PMPCSR[63:0] */
+    uint64_t v = 0;
+    for (unsigned w = 0; w < size; w += 4) {
+        unsigned sh;
+        uint64_t *r = ext_word(p, off + w, &sh);
+        v |= ((*r >> sh) & 0xFFFFFFFFull) << (w * 8);
+    }
+    *val = v;
+    return ARMPROF_OK;
+}
+
+armprof_err pmu_ext_write(pmu_t *p, uint32_t off, unsigned size, uint64_t val)
+{
+    if (!p)
+        return ARMPROF_ERR_INVAL;
+    armprof_err e = ext_check(p, off, size);
+    if (e != ARMPROF_OK)
+        return e;
+    if (off != PMU_EXT_PMPCSCTL)
+        return ARMPROF_OK; /* sample registers and PMPCSCTL[63:32]: writes ignored */
+    uint64_t wmask = 0;
+    if (p->cfg.feat_pmuv3_ss)
+        wmask |= PMU_PMPCSCTL_SS;
+    if (p->pcsctl & PMU_PMPCSCTL_IMP)
+        wmask |= PMU_PMPCSCTL_EN;
+    uint64_t old = p->pcsctl;
+    p->pcsctl = (old & ~wmask) | (val & wmask);
+    if (!(old & PMU_PMPCSCTL_SS) && (p->pcsctl & PMU_PMPCSCTL_SS))
+        p->pcs_first = true;
+    return ARMPROF_OK;
+}
+
+void pmu_set_pc_sample(pmu_t *p, const pmu_pc_sample *s)
+{
+    if (p && s)
+        p->sample = *s;
+}
+
+void pmu_set_pc_sample_hook(pmu_t *p, pmu_pc_sample_fn fn, void *user)
+{
+    p->sample_fn = fn;
+    p->sample_user = user;
+}
+
+void pmu_set_debug_auth(pmu_t *p, const pmu_debug_auth *a)
+{
+    if (p && a)
+        p->auth = *a;
+}
+
+void pmu_set_brbe_freeze_hook(pmu_t *p, pmu_brbe_freeze_fn fn, void *user)
+{
+    p->brbe_fn = fn;
+    p->brbe_user = user;
+}
+
 void pmu_event_sink(void *pmu, uint16_t event, uint64_t count)
 {
     pmu_count_event(pmu, event, count);
@@ -867,7 +1140,10 @@ static uint64_t cfg_hash(const pmu_config *c)
     uint64_t v[] = { c->num_counters, c->imp, c->idcode, c->pmceid0, c->pmceid1,
                      c->feat_pmuv3p5, c->feat_pmuv3p7, c->feat_pmuv3_ss, c->feat_pmuv3_icntr,
                      c->feat_spev1p2, c->feat_spe_dpfzs, c->capture_cycles, c->capture_in_debug,
-                     c->snapshot_event_in_debug, (uint64_t)c->sse_reserved };
+                     c->snapshot_event_in_debug, (uint64_t)c->sse_reserved, c->feat_pcsr,
+                     c->feat_pmuv3_ext32, c->feat_pmuv3_ext64, c->pcsr_en_imp,
+                     c->pcsr_active_at_reset, c->pcsr_first_capture_ones,
+                     c->brbe_freeze_on_capture };
     return ap_fnv1a64(v, sizeof(v), AP_FNV_INIT);
 }
 
@@ -887,6 +1163,20 @@ armprof_err pmu_save(const pmu_t *p, uint8_t *buf, size_t cap, size_t *len)
     for (size_t i = 0; i < sizeof(p->stats) / sizeof(uint64_t); i++)
         ap_state_put_u64(&w, st[i]);
     ap_state_put(&w, &p->ctx, sizeof(p->ctx));
+    /* Version 2: FEAT_PCSRv8p9 registers, state, the host's sample and authentication inputs. */
+    const uint64_t pcs[] = { p->pcsr, p->cid1sr, p->cid2sr, p->vidsr, p->ccidsr, p->vcidsr,
+                             p->pcsctl };
+    for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++)
+        ap_state_put_u64(&w, pcs[i]);
+    const pmu_pc_sample *s = &p->sample;
+    ap_state_put_u32(&w, p->pcs_first | (p->pcs_suspended << 1) | (s->valid << 2) |
+                             (s->aarch32 << 3) | (s->el0h << 4) | (p->auth.niden << 5) |
+                             (p->auth.spniden << 6) | (p->auth.rlpiden << 7) |
+                             (p->auth.rtpiden << 8));
+    ap_state_put_u64(&w, s->pc);
+    ap_state_put_u32(&w, s->el | ((uint32_t)s->ss << 8) | ((uint32_t)s->vmid << 16));
+    ap_state_put_u32(&w, s->contextidr_el1);
+    ap_state_put_u32(&w, s->contextidr_el2);
     armprof_err e = ap_state_end(&w);
     *len = w.len;
     return e;
@@ -915,6 +1205,28 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     for (size_t i = 0; i < sizeof(tmp.stats) / sizeof(uint64_t); i++)
         st[i] = ap_state_get_u64(&r);
     ap_state_get(&r, &tmp.ctx, sizeof(tmp.ctx));
+    uint64_t *pcs[] = { &tmp.pcsr, &tmp.cid1sr, &tmp.cid2sr, &tmp.vidsr, &tmp.ccidsr,
+                        &tmp.vcidsr, &tmp.pcsctl };
+    for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++)
+        *pcs[i] = ap_state_get_u64(&r);
+    uint32_t pf = ap_state_get_u32(&r);
+    pmu_pc_sample *s = &tmp.sample;
+    tmp.pcs_first = pf & 1;
+    tmp.pcs_suspended = pf & 2;
+    s->valid = pf & 4;
+    s->aarch32 = pf & 8;
+    s->el0h = pf & 16;
+    tmp.auth.niden = pf & 32;
+    tmp.auth.spniden = pf & 64;
+    tmp.auth.rlpiden = pf & 128;
+    tmp.auth.rtpiden = pf & 256;
+    s->pc = ap_state_get_u64(&r);
+    uint32_t es = ap_state_get_u32(&r);
+    s->el = es & 3;
+    s->ss = (armprof_security)((es >> 8) & 3);
+    s->vmid = (uint16_t)(es >> 16);
+    s->contextidr_el1 = ap_state_get_u32(&r);
+    s->contextidr_el2 = ap_state_get_u32(&r);
     if ((e = ap_state_close(&r)) != ARMPROF_OK)
         return e;
     bool old_irq = p->irq;
@@ -926,6 +1238,17 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     p->powered = tmp.powered;
     p->stats = tmp.stats;
     p->ctx = tmp.ctx;
+    p->pcsr = tmp.pcsr;
+    p->cid1sr = tmp.cid1sr;
+    p->cid2sr = tmp.cid2sr;
+    p->vidsr = tmp.vidsr;
+    p->ccidsr = tmp.ccidsr;
+    p->vcidsr = tmp.vcidsr;
+    p->pcsctl = tmp.pcsctl;
+    p->pcs_first = tmp.pcs_first;
+    p->pcs_suspended = tmp.pcs_suspended;
+    p->sample = tmp.sample;
+    p->auth = tmp.auth;
     p->irq = old_irq;
     update_irq(p); /* drive the output to the restored level */
     return ARMPROF_OK;
