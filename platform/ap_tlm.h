@@ -30,6 +30,71 @@ struct regime_ext : tlm::tlm_extension<regime_ext> {
     }
 };
 
+/*
+ * VMSAv8-64 memory attributes of one access: memory type, Device type or Inner / Outer
+ * Cacheability with allocation and transient hints, Shareability. The SMMU computes them for
+ * every translated buffer write (stage 1 from MAIR[AttrIndx] and SH, PMBMAR_EL1 / TRBMAR_EL1
+ * {Attr, SH} when nVM, HCR_EL2.DC, combined with stage 2 MemAttr / SH; seed 000 D17.7.2,
+ * D17.7.3, D17.7.6) and carries them downstream in a mem_attr_ext.
+ */
+struct mem_attr {
+    enum Type : uint8_t { NORMAL = 0, DEVICE = 1 };
+    enum Cache : uint8_t { NC = 0, WT = 1, WB = 2 };                  // Normal Cacheability
+    enum Dev : uint8_t { nGnRnE = 0, nGnRE = 1, nGRE = 2, GRE = 3 };  // Device type, MAIR dd
+    enum Sh : uint8_t { NSH = 0, OSH = 2, ISH = 3 };                  // the SH field encoding
+    uint8_t type = DEVICE;
+    uint8_t device = nGnRnE;         // Device only
+    uint8_t inner = NC, outer = NC;  // Normal only
+    uint8_t inner_alloc = 0, outer_alloc = 0; // Normal WT / WB: bit 1 read-, bit 0 write-allocate
+    bool inner_transient = false, outer_transient = false;
+    uint8_t sh = OSH;                // effective Shareability (Device and Normal NC/NC: OSH)
+
+    bool operator==(const mem_attr &o) const
+    {
+        return type == o.type && device == o.device && inner == o.inner && outer == o.outer &&
+               inner_alloc == o.inner_alloc && outer_alloc == o.outer_alloc &&
+               inner_transient == o.inner_transient && outer_transient == o.outer_transient && sh == o.sh;
+    }
+    bool operator!=(const mem_attr &o) const { return !(*this == o); }
+
+    // Convenience constructors.
+    static mem_attr device_type(uint8_t dev)
+    {
+        mem_attr a;
+        a.type = DEVICE;
+        a.device = dev;
+        a.sh = OSH;
+        return a;
+    }
+    static mem_attr normal(uint8_t inner, uint8_t outer, uint8_t sh, uint8_t alloc = 3)
+    {
+        mem_attr a;
+        a.type = NORMAL;
+        a.inner = inner;
+        a.outer = outer;
+        a.inner_alloc = inner == NC ? 0 : alloc;
+        a.outer_alloc = outer == NC ? 0 : alloc;
+        a.sh = (inner == NC && outer == NC) ? (uint8_t)OSH : sh;
+        return a;
+    }
+};
+
+// Short text, e.g. "Normal iWB-RWA oWB-RWA ISH", "Device-nGnRE OSH" (logs, test messages).
+const char *mem_attr_str(const mem_attr &a, char *buf, size_t size);
+
+// Carried by the SMMU on the payloads it forwards for a translated access (writes, and the DMI
+// request of a page); a target reads it (Memory records it). Absent: a physical access.
+struct mem_attr_ext : tlm::tlm_extension<mem_attr_ext> {
+    mem_attr attr;
+    uint64_t dmi_bytes = 0;          // DMI request: bytes from the address the grant will cover
+
+    tlm::tlm_extension_base *clone() const override { return new mem_attr_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &other) override
+    {
+        *this = static_cast<const mem_attr_ext &>(other);
+    }
+};
+
 // FSC helpers: the level-carrying codes take the level in bits [1:0] (seed 002, FSC table).
 inline uint8_t fsc_with_level(uint8_t base, unsigned level) { return (uint8_t)(base | (level & 3u)); }
 inline unsigned fsc_level(uint8_t fsc) { return fsc & 3u; }

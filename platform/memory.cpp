@@ -6,7 +6,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "ap_tlm.h"
 
 namespace armprof {
 
@@ -50,6 +49,34 @@ void Memory::invalidate_all()
         socket->invalidate_direct_mem_ptr(0, ~0ull);
 }
 
+void Memory::record_attr(uint64_t lo, uint64_t len, const mem_attr &a)
+{
+    if (!len)
+        return;
+    for (uint64_t pg = lo >> 12, last = (lo + len - 1) >> 12; pg <= last; pg++) {
+        auto ins = page_attr_.emplace(pg, a);
+        if (!ins.second && ins.first->second != a) {
+            st_.attr_changes++;
+            ins.first->second = a;
+        }
+    }
+}
+
+const mem_attr *Memory::page_attr(uint64_t off) const
+{
+    auto it = page_attr_.find(off >> 12);
+    return it == page_attr_.end() ? nullptr : &it->second;
+}
+
+void Memory::clear_attrs()
+{
+    page_attr_.clear();
+    st_.unattributed_writes = st_.device_writes = st_.normal_nc_writes = st_.normal_cacheable_writes = 0;
+    st_.dmi_attr_grants = st_.attr_changes = 0;
+    for (uint64_t &d : dev_writes_)
+        d = 0;
+}
+
 const Memory::ErrorRegion *Memory::find_error(uint64_t lo, uint64_t len, bool write) const
 {
     for (const ErrorRegion &e : errors_) {
@@ -83,6 +110,20 @@ void Memory::b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)
         std::memcpy(mem_ + addr, trans.get_data_ptr(), len);
         st_.writes++;
         st_.write_bytes += len;
+        if (const mem_attr_ext *ax = trans.get_extension<mem_attr_ext>()) {
+            const mem_attr &a = ax->attr;
+            if (a.type == mem_attr::DEVICE) {
+                st_.device_writes++;
+                dev_writes_[a.device & 3]++;
+            } else if (a.inner == mem_attr::NC && a.outer == mem_attr::NC) {
+                st_.normal_nc_writes++;
+            } else {
+                st_.normal_cacheable_writes++;
+            }
+            record_attr(addr, len, a);
+        } else {
+            st_.unattributed_writes++;
+        }
     } else if (trans.is_read()) {
         std::memcpy(trans.get_data_ptr(), mem_ + addr, len);
         st_.reads++;
@@ -123,6 +164,13 @@ bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload &trans, tlm::tlm_dmi &d
             lo = e.hi;
         if (e.lo > addr && e.lo < hi)
             hi = e.lo;
+    }
+    if (const mem_attr_ext *ax = trans.get_extension<mem_attr_ext>()) {
+        uint64_t n = ax->dmi_bytes ? ax->dmi_bytes : 1;
+        if (n > hi - addr)
+            n = hi - addr;
+        record_attr(addr, n, ax->attr);
+        st_.dmi_attr_grants++;
     }
     dmi.set_dmi_ptr(mem_ + lo);
     dmi.set_start_address(lo);

@@ -5,11 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+
+#include "ap_tlm.h"
 
 namespace armprof {
 
@@ -19,6 +22,13 @@ namespace armprof {
  * write over the largest range around the address that overlaps no error region.
  * An error region answers TLM_GENERIC_ERROR_RESPONSE (an External abort for the initiator);
  * `async` is passed upstream in regime_ext::result.async when the payload carries one.
+ *
+ * Memory attributes: a write that carries a mem_attr_ext (the SMMU attaches the final stage 1 +
+ * stage 2 attributes) is counted per memory type and its attributes are kept as the last ones
+ * of each 4 KB page it touches. A DMI request carrying a mem_attr_ext records its attributes for
+ * the span it is for (mem_attr_ext::dmi_bytes, clipped to the grant) at grant time, since the
+ * writes through the pointer never reach this module. A page that gets attributes different
+ * from its last ones counts as an attribute change (mismatched attributes, seed 000 D17.7.2).
  */
 class Memory : public sc_core::sc_module {
 public:
@@ -41,8 +51,20 @@ public:
     uint8_t *host_ptr(uint64_t off) { return mem_ + off; }
     void set_dmi_enabled(bool on);
 
-    struct Stats { uint64_t reads, writes, read_bytes, write_bytes, errors, dmi_grants; };
+    struct Stats {
+        uint64_t reads, writes, read_bytes, write_bytes, errors, dmi_grants;
+        // Writes by the attributes they carried (no mem_attr_ext: unattributed).
+        uint64_t unattributed_writes, device_writes, normal_nc_writes, normal_cacheable_writes;
+        uint64_t dmi_attr_grants;    // DMI grants that recorded attributes
+        uint64_t attr_changes;       // a page recorded with attributes other than its last ones
+    };
     const Stats &stats() const { return st_; }
+
+    // Last attributes recorded for the 4 KB page holding `off` (relative to the base), or null.
+    const mem_attr *page_attr(uint64_t off) const;
+    // Writes per Device type (index mem_attr::Dev).
+    uint64_t device_writes(unsigned dev) const { return dev < 4 ? dev_writes_[dev] : 0; }
+    void clear_attrs();
 
 private:
     void b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
@@ -50,6 +72,7 @@ private:
     bool get_direct_mem_ptr(tlm::tlm_generic_payload &trans, tlm::tlm_dmi &dmi);
     const ErrorRegion *find_error(uint64_t lo, uint64_t len, bool write) const;
     void invalidate_all();
+    void record_attr(uint64_t lo, uint64_t len, const mem_attr &a);
     void end_of_elaboration() override { elaborated_ = true; }
     bool elaborated_ = false;
 
@@ -59,6 +82,8 @@ private:
     bool dmi_enabled_ = true;
     std::vector<ErrorRegion> errors_;
     Stats st_{};
+    std::unordered_map<uint64_t, mem_attr> page_attr_; // page number -> last attributes
+    uint64_t dev_writes_[4] = {0, 0, 0, 0};
 };
 
 } // namespace armprof

@@ -2,6 +2,7 @@
 // smmu.cpp: VMSAv8-64 stage 1 / stage 2 walks, TLB, hardware flag updates, faults and fault injection.
 #include "smmu.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "armprof/bits.h"
@@ -21,6 +22,10 @@ constexpr uint64_t D_AF = AP_BIT(10);           // Access flag
 constexpr uint64_t D_DBM = AP_BIT(51);          // dirty bit modifier
 constexpr uint64_t D_APTABLE1 = AP_BIT(62);     // table descriptor APTable[1]: no write below
 constexpr uint64_t D_ADDR = AP_GENMASK(47, 12); // next-level table / output address
+
+constexpr uint64_t D_ATTRINDX = AP_GENMASK(4, 2); // stage 1 AttrIndx[2:0]
+constexpr uint64_t D_MEMATTR = AP_GENMASK(5, 2);  // stage 2 MemAttr[3:0]
+constexpr uint64_t D_SH = AP_GENMASK(9, 8);       // SH[1:0]
 
 inline unsigned level_shift(unsigned level) { return 12u + 9u * (3u - level); }
 // First lookup level for a 4 KB granule and an input size (no concatenation).
@@ -54,6 +59,164 @@ void Smmu::set_stage2(unsigned pe, const StageCfg &cfg)
     tlbi_pe(pe);
 }
 const Smmu::StageCfg &Smmu::stage1(unsigned pe, armprof_regime_kind kind) const { return ctx(pe).s1[kind]; }
+
+// ----- Memory attributes -----------------------------------------------------------------------
+
+namespace {
+void cache_str(char *o, size_t n, uint8_t c, uint8_t alloc, bool transient)
+{
+    static const char *const cache[] = {"NC", "WT", "WB"};
+    static const char *const al[] = {"-nA", "-WA", "-RA", "-RWA"};
+    std::snprintf(o, n, "%s%s%s", cache[c % 3], c == mem_attr::NC ? "" : al[alloc & 3],
+                  c != mem_attr::NC && transient ? "-T" : "");
+}
+} // namespace
+
+const char *mem_attr_str(const mem_attr &a, char *buf, size_t size)
+{
+    static const char *const dev[] = {"nGnRnE", "nGnRE", "nGRE", "GRE"};
+    static const char *const sh[] = {"NSH", "SH01", "OSH", "ISH"};
+    if (a.type == mem_attr::DEVICE) {
+        std::snprintf(buf, size, "Device-%s %s", dev[a.device & 3], sh[a.sh & 3]);
+    } else {
+        char in[16], out[16];
+        cache_str(in, sizeof in, a.inner, a.inner_alloc, a.inner_transient);
+        cache_str(out, sizeof out, a.outer, a.outer_alloc, a.outer_transient);
+        std::snprintf(buf, size, "Normal i%s o%s %s", in, out, sh[a.sh & 3]);
+    }
+    return buf;
+}
+
+namespace {
+// One half of a MAIR Normal encoding (MAIR_ELx.Attr<n>): 0b00RW WT transient (RW != 00),
+// 0b0100 NC, 0b01RW WB transient (RW != 00), 0b10RW WT, 0b11RW WB (R: bit 1, W: bit 0).
+bool mair_half(unsigned v, uint8_t &cache, uint8_t &alloc, bool &transient)
+{
+    alloc = (uint8_t)(v & 3);
+    transient = !(v & 8);
+    if (v == 4) {
+        cache = mem_attr::NC;
+        alloc = 0;
+        transient = false;
+        return true;
+    }
+    if (v == 0)
+        return false; // 0b0000 in the inner half of a Normal encoding: reserved (no FEAT_XS)
+    cache = (v & 4) ? mem_attr::WB : mem_attr::WT;
+    return true;
+}
+
+// SH[1:0]: 0b00 NSH, 0b10 OSH, 0b11 ISH; 0b01 is reserved (CONSTRAINED UNPREDICTABLE): OSH.
+uint8_t sh_decode(unsigned sh, bool &reserved)
+{
+    if (sh == 1) {
+        reserved = true;
+        return mem_attr::OSH;
+    }
+    return (uint8_t)sh;
+}
+
+// The effective Shareability: Device and Normal Inner NC Outer NC are Outer Shareable.
+void effective_sh(mem_attr &a)
+{
+    if (a.type == mem_attr::DEVICE || (a.inner == mem_attr::NC && a.outer == mem_attr::NC))
+        a.sh = mem_attr::OSH;
+}
+} // namespace
+
+mem_attr Smmu::s1_attr(uint8_t v, unsigned sh, bool *reserved)
+{
+    bool rsv = false;
+    mem_attr a;
+    if ((v >> 4) == 0) {
+        // 0b0000dd00: Device, dd = nGnRnE / nGnRE / nGRE / GRE. 0b0000ddxx with xx != 00 needs
+        // FEAT_XS (not implemented): reserved.
+        if (v & 3)
+            rsv = true;
+        a = mem_attr::device_type(rsv ? (uint8_t)mem_attr::nGnRnE : (uint8_t)((v >> 2) & 3));
+    } else {
+        a.type = mem_attr::NORMAL;
+        bool ok = mair_half(v >> 4, a.outer, a.outer_alloc, a.outer_transient) &&
+                  mair_half(v & 0xF, a.inner, a.inner_alloc, a.inner_transient);
+        if (!ok) {
+            rsv = true;
+            a = mem_attr::device_type(mem_attr::nGnRnE);
+        } else {
+            a.sh = sh_decode(sh & 3, rsv);
+        }
+    }
+    effective_sh(a);
+    if (reserved)
+        *reserved = rsv;
+    return a;
+}
+
+mem_attr Smmu::s2_attr(unsigned m, unsigned sh, bool *reserved)
+{
+    // FEAT_S2FWB off: MemAttr[3:2] == 0b00 is Device (MemAttr[1:0] the type); otherwise Normal
+    // with Outer = MemAttr[3:2], Inner = MemAttr[1:0]: 0b01 NC, 0b10 WT, 0b11 WB (0b00 reserved).
+    // Stage 2 gives no allocation hints: they come from stage 1.
+    bool rsv = false;
+    mem_attr a;
+    m &= 0xF;
+    if ((m >> 2) == 0) {
+        a = mem_attr::device_type((uint8_t)(m & 3));
+    } else if ((m & 3) == 0) {
+        rsv = true;
+        a = mem_attr::device_type(mem_attr::nGnRnE);
+    } else {
+        static const uint8_t c[4] = {0, mem_attr::NC, mem_attr::WT, mem_attr::WB};
+        a.type = mem_attr::NORMAL;
+        a.outer = c[m >> 2];
+        a.inner = c[m & 3];
+        a.sh = sh_decode(sh & 3, rsv);
+    }
+    effective_sh(a);
+    if (reserved)
+        *reserved = rsv;
+    return a;
+}
+
+mem_attr Smmu::combine_s1_s2(const mem_attr &s1, const mem_attr &s2)
+{
+    // Combining stage 1 and stage 2 attributes, FEAT_S2FWB off (Arm ARM "Combining the stage 1
+    // and stage 2 attributes"; seed 000 D17.7.3 RDQTTB: identical to any other IPA of the regime):
+    // Device beats Normal, the more restrictive Device type, the less cacheable of NC < WT < WB
+    // per level with stage 1's allocation / transient hints, the stronger Shareability.
+    mem_attr r;
+    if (s1.type == mem_attr::DEVICE || s2.type == mem_attr::DEVICE) {
+        uint8_t d = s1.type == mem_attr::DEVICE ? s1.device : s2.device;
+        if (s1.type == mem_attr::DEVICE && s2.type == mem_attr::DEVICE && s2.device < d)
+            d = s2.device;
+        return mem_attr::device_type(d);
+    }
+    r.type = mem_attr::NORMAL;
+    r.inner = s1.inner < s2.inner ? s1.inner : s2.inner;
+    r.outer = s1.outer < s2.outer ? s1.outer : s2.outer;
+    if (r.inner != mem_attr::NC) {
+        r.inner_alloc = s1.inner_alloc;
+        r.inner_transient = s1.inner_transient;
+    }
+    if (r.outer != mem_attr::NC) {
+        r.outer_alloc = s1.outer_alloc;
+        r.outer_transient = s1.outer_transient;
+    }
+    if (s1.sh == mem_attr::OSH || s2.sh == mem_attr::OSH)
+        r.sh = mem_attr::OSH;
+    else if (s1.sh == mem_attr::ISH || s2.sh == mem_attr::ISH)
+        r.sh = mem_attr::ISH;
+    else
+        r.sh = mem_attr::NSH;
+    effective_sh(r);
+    return r;
+}
+
+mem_attr Smmu::dc_attr()
+{
+    // Seed 000 D17.7.3: HCR_EL2.DC == 1: Normal Non-shareable, Inner and Outer Write-Back
+    // Cacheable Read-Allocate Write-Allocate (non-transient).
+    return mem_attr::normal(mem_attr::WB, mem_attr::WB, mem_attr::NSH, 3);
+}
 const Smmu::StageCfg &Smmu::stage2(unsigned pe) const { return ctx(pe).s2; }
 
 // ----- TLB ---------------------------------------------------------------------------------
@@ -273,6 +436,7 @@ Smmu::WalkOut Smmu::walk(unsigned stage, const StageCfg &cfg, uint64_t ia, Acces
         if (cfg.oa_bits < 48 && (d & oa_mask & AP_GENMASK(47, cfg.oa_bits)))
             return fault(ARMPROF_FSC_ADDR_SIZE, level);
         out.oa = (d & oa_mask) | (ia & ~oa_mask & AP_GENMASK(47, 0));
+        out.desc = d;
         if (desc_pa) {
             if (stop_level < 0)
                 *desc_pa = dpa;
@@ -369,18 +533,25 @@ Smmu::Xlat Smmu::translate(const armprof_regime &rg, uint64_t addr, bool write, 
             acc.walk_abort[r.stage] = &r;
     bool rules_apply = acc.walk_abort[1] || acc.walk_abort[2];
     TlbKey key{addr >> 12, tlb_tag(rg)};
+    uint16_t mar = rg.nvm ? rg.mar : 0; // an nVM entry holds PMBMAR_EL1 / TRBMAR_EL1's attributes
     if (write && !rules_apply) {
         auto it = tlb_.find(key);
-        if (it != tlb_.end()) {
+        if (it != tlb_.end() && it->second.mar == mar) {
             st_.tlb_hits++;
             delay += tlb_hit_latency;
-            x.pa = it->second | (addr & 0xFFF);
+            x.pa = it->second.pa | (addr & 0xFFF);
+            x.attr = it->second.attr;
             x.cacheable = true;
             return x;
         }
     }
     Ctx &c = ctx(rg.pe);
     uint64_t ipa = addr;
+    bool reserved = false;
+    // HCR_EL2.DC (EL1&0 with stage 2): stage 1 disabled, output Normal NSH WB RA WA regardless
+    // of SCTLR_EL1.C and PMBMAR_EL1 (seed 000 D17.7.3).
+    bool dc = rg.kind == ARMPROF_REGIME_EL10 && rg.stage2 && c.s2.dc;
+    mem_attr s1a;
     if (rg.nvm) {
         // nVM: the pointers are PAs, or IPAs with stage 2 (seed 000 D17.7.2). RXBFCM / RQJNFT:
         // bits [47:PAMax] nonzero give a stage 1 Address size fault; bits [63:48] nonzero are
@@ -392,32 +563,48 @@ Smmu::Xlat Smmu::translate(const armprof_regime &rg, uint64_t addr, bool write, 
         }
         if (pamax < 48 && (ipa & AP_GENMASK(47, pamax)))
             return fail(ARMPROF_EC_S1_ABORT, fsc_with_level(ARMPROF_FSC_ADDR_SIZE, 0));
+        // nVM: PMBMAR_EL1 / TRBMAR_EL1 {SH[9:8], Attr[7:0]} give the stage 1 output attributes;
+        // SCTLR_ELx.{C, M} are ignored (seed 000 D17.7.2).
+        s1a = dc ? dc_attr() : s1_attr((uint8_t)(rg.mar & 0xFF), (rg.mar >> 8) & 3, &reserved);
     } else {
         const StageCfg &s1 = c.s1[rg.kind];
-        if (!s1.enabled) {
+        if (!s1.enabled || dc) {
             // Stage 1 disabled: flat mapping, an address beyond PAMax is an Address size fault.
+            // Its output is Device-nGnRnE for data accesses (AArch64.S1DisabledOutput), or the
+            // HCR_EL2.DC attributes.
             if (addr >> pamax)
                 return fail(ARMPROF_EC_S1_ABORT, fsc_with_level(ARMPROF_FSC_ADDR_SIZE, 0));
+            s1a = dc ? dc_attr() : mem_attr::device_type(mem_attr::nGnRnE);
         } else {
             WalkOut w = walk(1, s1, addr, acc, delay);
             if (w.fault)
                 return fail(w.s2_fault ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT, w.fsc);
             ipa = w.oa;
+            unsigned idx = (unsigned)ap_field_get(D_ATTRINDX, w.desc);
+            s1a = s1_attr((uint8_t)(s1.mair >> (8 * idx)), (unsigned)ap_field_get(D_SH, w.desc), &reserved);
         }
     }
     uint64_t pa = ipa;
+    mem_attr fa = s1a;
     if (rg.stage2 && c.s2.enabled) {
         WalkOut w = walk(2, c.s2, ipa, acc, delay);
         if (w.fault)
             return fail(ARMPROF_EC_S2_ABORT, w.fsc);
         pa = w.oa;
+        bool r2 = false;
+        mem_attr s2a = s2_attr((unsigned)ap_field_get(D_MEMATTR, w.desc), (unsigned)ap_field_get(D_SH, w.desc), &r2);
+        reserved |= r2;
+        fa = combine_s1_s2(s1a, s2a);
     }
+    if (reserved)
+        st_.reserved_attrs++;
     x.pa = pa;
+    x.attr = fa;
     x.cacheable = !rules_apply;
     if (write && x.cacheable) {
         if (tlb_.size() >= tlb_capacity_)
             tlb_.clear();
-        tlb_[key] = pa & ~0xFFFull;
+        tlb_[key] = TlbEnt{pa & ~0xFFFull, fa, mar};
     }
     return x;
 }
@@ -458,9 +645,17 @@ void Smmu::b_transport(int, tlm::tlm_generic_payload &trans, sc_time &delay)
         if (ab)
             good = ab->lo > a ? (unsigned)(ab->lo - a) : 0;
         if (good) {
+            // The attributes travel with the access (each page's own: D17.7.7, first option).
+            mem_attr_ext ax;
+            ax.attr = x.attr;
             if (good == len) { // the common case: forward the payload itself
                 trans.set_address(x.pa);
+                mem_attr_ext *prev = trans.set_extension(&ax);
                 isock->b_transport(trans, delay);
+                if (prev)
+                    trans.set_extension(prev);
+                else
+                    trans.clear_extension(&ax);
                 trans.set_address(addr);
             } else {
                 tlm::tlm_generic_payload gp;
@@ -471,8 +666,10 @@ void Smmu::b_transport(int, tlm::tlm_generic_payload &trans, sc_time &delay)
                 gp.set_streaming_width(good);
                 gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
                 gp.set_extension(ext);
+                gp.set_extension(&ax);
                 isock->b_transport(gp, delay);
                 gp.clear_extension(ext);
+                gp.clear_extension(&ax);
                 trans.set_response_status(gp.get_response_status());
             }
             if (trans.is_response_error()) {
@@ -568,23 +765,17 @@ bool Smmu::get_direct_mem_ptr(int, tlm::tlm_generic_payload &trans, tlm::tlm_dmi
     Xlat x = translate(rg, page, true, d);
     if (x.status != ARMPROF_MEM_OK || !x.cacheable)
         return false;
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_WRITE_COMMAND);
-    gp.set_address(x.pa);
-    tlm::tlm_dmi down;
-    if (!isock->get_direct_mem_ptr(gp, down))
-        return false;
-    if (!down.is_write_allowed() || down.get_start_address() > x.pa || down.get_end_address() < x.pa + 0xFFF)
-        return false;
     // Grow the range over the following pages that the TLB already holds as writable (so no
-    // hardware update is skipped) and that map contiguously into the same DMI region.
+    // hardware update is skipped), with the same attributes (so a DMI write has the attributes
+    // the TLM path would give it), mapped contiguously.
     uint64_t end = page + 0xFFF;
     uint32_t tag = tlb_tag(rg);
+    uint16_t mar = rg.nvm ? rg.mar : 0;
     for (unsigned n = 1; n < 512; n++) {
         uint64_t next = page + ((uint64_t)n << 12);
         auto it = tlb_.find(TlbKey{next >> 12, tag});
-        if (it == tlb_.end() || it->second != (x.pa & ~0xFFFull) + ((uint64_t)n << 12) ||
-            it->second + 0xFFF > down.get_end_address())
+        if (it == tlb_.end() || it->second.pa != (x.pa & ~0xFFFull) + ((uint64_t)n << 12) ||
+            it->second.mar != mar || it->second.attr != x.attr)
             break;
         bool ruled = false;
         for (const Rule &r : rules_)
@@ -594,6 +785,24 @@ bool Smmu::get_direct_mem_ptr(int, tlm::tlm_generic_payload &trans, tlm::tlm_dmi
             break;
         end = next + 0xFFF;
     }
+    // The DMI request carries the attributes and the span it is for: the target records them
+    // at grant time (the writes through the pointer never reach it).
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    gp.set_address(x.pa);
+    mem_attr_ext ax;
+    ax.attr = x.attr;
+    ax.dmi_bytes = end - page + 1;
+    gp.set_extension(&ax);
+    tlm::tlm_dmi down;
+    bool ok = isock->get_direct_mem_ptr(gp, down);
+    gp.clear_extension(&ax);
+    if (!ok)
+        return false;
+    if (!down.is_write_allowed() || down.get_start_address() > x.pa || down.get_end_address() < x.pa + 0xFFF)
+        return false;
+    if (x.pa + (end - page) > down.get_end_address()) // x.pa is page aligned
+        end = page + ((down.get_end_address() + 1 - x.pa) & ~0xFFFull) - 1;
     dmi.set_dmi_ptr(down.get_dmi_ptr() + (x.pa - down.get_start_address()));
     dmi.set_start_address(page);
     dmi.set_end_address(end);

@@ -31,8 +31,13 @@ namespace armprof {
  * addresses beyond the output size, nVM pointers beyond PAMax, RXBFCM); External aborts on
  * walks and on hardware updates; nVM (pointers are PAs, or IPAs when stage 2 applies).
  * Writes are privileged with PSTATE.PAN treated as 0 (D17.7.6), so AP[1] never matters.
+ * Memory attributes (mem_attr, carried downstream in a mem_attr_ext): stage 1 from
+ * MAIR[AttrIndx] and the leaf's SH, PMBMAR_EL1 / TRBMAR_EL1 {SH, Attr} when nVM (SCTLR.{C, M}
+ * ignored), Normal WB Non-shareable under HCR_EL2.DC, Device-nGnRnE with stage 1 disabled;
+ * stage 2 MemAttr / SH combined with FEAT_S2FWB off (seed 000 D17.7.2, D17.7.3).
  * Not modelled: 16/64 KB granules, LPA/LPA2/D128, concatenated stage-2 start tables,
- * memory attributes and Security-state PA spaces, GPC (only injected).
+ * FEAT_S2FWB / FEAT_XS / FEAT_MTE2 / FEAT_AIE attribute encodings, Security-state PA spaces,
+ * GPC (only injected).
  */
 class Smmu : public sc_core::sc_module {
 public:
@@ -48,6 +53,13 @@ public:
         bool tbi0 = true, tbi1 = true; // TCR.TBI0 / TBI1 (stage 1)
         unsigned oa_bits = 48;       // TCR.IPS / TCR_EL2.PS / VTCR_EL2.PS as a size in bits
         bool ha = true, hd = true;   // TCR.HA / HD, VTCR.HA / HD
+        // Stage 1: MAIR_ELx of the regime. Default: Linux's MAIR_EL1 (arm64 memory.h):
+        // Attr0 Normal WB RA WA (0xFF), Attr1 Normal tagged (0xFF without MTE), Attr2 Normal NC
+        // (0x44), Attr3 Device-nGnRnE (0x00), Attr4 Device-nGnRE (0x04).
+        uint64_t mair = 0x000000040044FFFFull;
+        // Stage 2: HCR_EL2.DC (EL1&0 regime with stage2 only): stage 1 disabled, its output
+        // Normal Non-shareable Inner/Outer WB RA WA, regardless of SCTLR_EL1.C and PMBMAR_EL1.
+        bool dc = false;
     };
 
     explicit Smmu(sc_core::sc_module_name name, unsigned pes = 1);
@@ -68,6 +80,7 @@ public:
         uint8_t ec = 0, fsc = 0;     // stage (EC 0x24 / 0x25), FSC with the level in [1:0]
         uint64_t pa = 0;             // output address of the 4 KB page's first byte + offset
         bool cacheable = false;      // may be held in the TLB / DMI (no update pending)
+        mem_attr attr;               // final (stage 1 combined with stage 2) attributes
     };
     Xlat translate(const armprof_regime &rg, uint64_t addr, bool write, sc_core::sc_time &delay);
 
@@ -104,7 +117,15 @@ public:
     void inject(const Rule &r);
     void clear_injections();
 
+    // Attribute decoding (public for tests and integrators). `reserved` is set when the
+    // encoding is reserved / UNPREDICTABLE (it is then treated as Device-nGnRnE, resp. OSH).
+    static mem_attr s1_attr(uint8_t mair_attr, unsigned sh, bool *reserved = nullptr);
+    static mem_attr s2_attr(unsigned memattr, unsigned sh, bool *reserved = nullptr);
+    static mem_attr combine_s1_s2(const mem_attr &s1, const mem_attr &s2);
+    static mem_attr dc_attr();       // HCR_EL2.DC stage 1 output (D17.7.3)
+
     struct Stats {
+        uint64_t reserved_attrs = 0; // translations that met a reserved attribute encoding
         uint64_t translations = 0, tlb_hits = 0, walks = 0, desc_reads = 0, hw_updates = 0;
         uint64_t faults = 0, walk_aborts = 0, write_aborts = 0, dmi_grants = 0, tlbi = 0;
     };
@@ -117,6 +138,7 @@ private:
         uint8_t fsc = 0;
         bool s2_fault = false;       // fault came from a stage 2 walk (of a stage 1 table)
         uint64_t oa = 0;
+        uint64_t desc = 0;           // the leaf descriptor (as written back, for the attributes)
         bool cacheable = true;
     };
     struct Access { const armprof_regime *rg; bool write; const Rule *walk_abort[3]; };
@@ -149,7 +171,12 @@ private:
         size_t operator()(const TlbKey &k) const { return std::hash<uint64_t>()(k.page * 0x9E3779B97F4A7C15ull ^ k.tag); }
     };
     static uint32_t tlb_tag(const armprof_regime &rg);
-    std::unordered_map<TlbKey, uint64_t, TlbHash> tlb_; // page -> PA page
+    struct TlbEnt {
+        uint64_t pa;                 // PA page
+        mem_attr attr;               // final attributes
+        uint16_t mar;                // PMBMAR_EL1 / TRBMAR_EL1 the entry was made with (nVM)
+    };
+    std::unordered_map<TlbKey, TlbEnt, TlbHash> tlb_; // page -> PA page and attributes
     size_t tlb_capacity_ = 1u << 16;
 
     std::vector<Ctx> ctx_;
