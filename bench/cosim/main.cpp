@@ -66,7 +66,19 @@ double model_step_cps(const apcosim::Config &cfg, uint64_t seed, uint64_t cycles
 
 int main(int argc, char **argv)
 {
-    uint64_t cycles = argc > 1 ? strtoull(argv[1], nullptr, 0) : 400000;
+    uint64_t cycles = 400000;
+    if (argc > 2 || (argc == 2 && !(argv[1][0] >= '0' && argv[1][0] <= '9'))) {
+        std::fprintf(stderr, "usage: bench-cosim [CYCLES]   (cycles per measurement, default 400000)\n");
+        return 2;
+    }
+    if (argc == 2) {
+        char *end = nullptr;
+        cycles = strtoull(argv[1], &end, 0);
+        if (*end || cycles == 0) {
+            std::fprintf(stderr, "bench-cosim: CYCLES must be a positive number, not '%s'\n", argv[1]);
+            return 2;
+        }
+    }
     // Two stimulus mixes: the default (every knob moving, short intervals) and a sparse one
     // nearer a real workload (PMSIRR_EL1.INTERVAL up to 16, i.e. 4096-op intervals).
     struct Mix {

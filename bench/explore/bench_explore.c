@@ -80,8 +80,12 @@ static int bench_platform(const char *dir, double c_rate1)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        fprintf(stderr, "usage: bench-explore   (no options; unknown argument '%s')\n", argv[1]);
+        return 2;
+    }
     static ex_sweep sw;
     char err[1024];
     if (ex_sweep_load_string("bench.yaml", sweep_text, &sw, err, sizeof(err))) {

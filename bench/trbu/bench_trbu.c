@@ -81,8 +81,12 @@ static double run_trbu(flat *f, const uint8_t *src, size_t piece, unsigned align
     return dt;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        fprintf(stderr, "usage: bench-trbu   (no options; unknown argument '%s')\n", argv[1]);
+        return 2;
+    }
     flat f = { .mem = malloc(BUF_SIZE) };
     uint8_t *src = malloc(65536);
     uint8_t *ring = malloc(BUF_SIZE);
