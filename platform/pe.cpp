@@ -81,6 +81,15 @@ void Pe::next_op(uint64_t index, spu_op &op)
         wl_next(&gen_, &op);
 }
 
+// Calls the progress callback about every 1% of the operations.
+void Pe::progress_tick(uint64_t &last)
+{
+    if (cfg_.progress && done_ - last >= cfg_.ops / 100 + 1) {
+        last = done_;
+        cfg_.progress((double)done_ / (double)cfg_.ops);
+    }
+}
+
 void Pe::finish()
 {
     finished_ = true;
@@ -151,10 +160,7 @@ void Pe::run()
         qk_.set(ahead);
         if (qk_.need_sync())
             qk_.sync();
-        if (cfg_.progress && done_ - last_progress >= cfg_.ops / 100 + 1) {
-            last_progress = done_;
-            cfg_.progress((double)done_ / (double)cfg_.ops);
-        }
+        progress_tick(last_progress);
     }
     // The session ends as arm_spe_pmu_stop() ends it.
     agent_.stop();

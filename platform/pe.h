@@ -84,6 +84,7 @@ private:
     // Operation `index` of the population: the trace's line, or the generator's next operation.
     void next_op(uint64_t index, spu_op &op);
     void finish();
+    void progress_tick(uint64_t &last);
 
     Config cfg_;
     SpuModule &spu_;

@@ -51,10 +51,7 @@ void Pe::run_rtl()
             sync_pmu();
         if (spu_.irq_changed())
             spu_.flush_irq();
-        if (cfg_.progress && done_ - last_progress >= cfg_.ops / 100 + 1) {
-            last_progress = done_;
-            cfg_.progress((double)done_ / (double)cfg_.ops);
-        }
+        progress_tick(last_progress);
     }
     agent_.stop();
     if (spu_.irq_changed())
