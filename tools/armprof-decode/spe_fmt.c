@@ -46,6 +46,25 @@ uint64_t spe_fmt_perf_ip(uint64_t addr55, unsigned el, int ns)
 
 static const char *const sat_names[3] = { "total", "issue", "xlat" };
 
+/* The names of the saturated counters in `sat` (bit i: sat_names[i]), `sep` between them, each
+ * in double quotes when `quoted` (JSON) or bare (CSV). */
+static char *put_sat_list(char *o, unsigned sat, char sep, bool quoted)
+{
+    for (int i = 0, first = 1; i < 3; i++) {
+        if (!(sat & (1u << i)))
+            continue;
+        if (!first)
+            *o++ = sep;
+        first = 0;
+        if (quoted)
+            *o++ = '"';
+        o = put_s(o, sat_names[i]);
+        if (quoted)
+            *o++ = '"';
+    }
+    return o;
+}
+
 size_t spe_fmt_json(const spe_decoded *d, char *buf)
 {
     return spe_fmt_json_ex(d, buf, 0xFFF);
@@ -118,16 +137,7 @@ size_t spe_fmt_json_ex(const spe_decoded *d, char *buf, uint16_t count_max)
     unsigned sat = spe_fmt_saturated(d, count_max);
     if (sat) {
         o = put_s(o, ",\"saturated\":[");
-        for (int i = 0, first = 1; i < 3; i++) {
-            if (!(sat & (1u << i)))
-                continue;
-            if (!first)
-                *o++ = ',';
-            first = 0;
-            *o++ = '"';
-            o = put_s(o, sat_names[i]);
-            *o++ = '"';
-        }
+        o = put_sat_list(o, sat, ',', true);
         *o++ = ']';
     }
     if (p & SPE_R_TARGET) {
@@ -221,15 +231,7 @@ size_t spe_fmt_csv_ex(const spe_decoded *d, char *buf, uint16_t count_max)
     SEP();
     if (p & SPE_R_TIMESTAMP) o = put_u(o, r->timestamp);
     SEP();
-    unsigned sat = spe_fmt_saturated(d, count_max);
-    for (int i = 0, first = 1; i < 3; i++) {
-        if (!(sat & (1u << i)))
-            continue;
-        if (!first)
-            *o++ = '|';
-        first = 0;
-        o = put_s(o, sat_names[i]);
-    }
+    o = put_sat_list(o, spe_fmt_saturated(d, count_max), '|', false);
 #undef SEP
     *o++ = '\n';
     return (size_t)(o - buf);
