@@ -266,18 +266,25 @@ void Platform::build_pmu(const sc_time &clk, size_t first_line)
     }
 }
 
+// The regime a disabled buffer would have: the drivers' EL1&0, Non-secure.
+armprof_regime Platform::idle_regime(unsigned pe, uint8_t unit) const
+{
+    armprof_regime rg{};
+    rg.kind = ARMPROF_REGIME_EL10;
+    rg.ss = ARMPROF_NONSECURE;
+    rg.el = 1;
+    rg.stage2 = sc_.stage2;
+    rg.hw_flag_update = sc_.hw_flag_update;
+    rg.unit = unit;
+    rg.pe = (uint8_t)pe;
+    return rg;
+}
+
 armprof_regime Platform::trbe_regime(unsigned pe) const
 {
     armprof_regime rg{};
-    if (!trbu_buffer_enabled(trbus_[pe]->unit(), &rg)) {
-        rg.kind = ARMPROF_REGIME_EL10;
-        rg.ss = ARMPROF_NONSECURE;
-        rg.el = 1;
-        rg.stage2 = sc_.stage2;
-        rg.hw_flag_update = sc_.hw_flag_update;
-        rg.unit = ARMPROF_UNIT_TRBU;
-        rg.pe = (uint8_t)pe;
-    }
+    if (!trbu_buffer_enabled(trbus_[pe]->unit(), &rg))
+        rg = idle_regime(pe, ARMPROF_UNIT_TRBU);
     return rg;
 }
 
@@ -302,16 +309,8 @@ uint64_t Platform::buffer_pa(unsigned pe) const
 armprof_regime Platform::regime(unsigned pe) const
 {
     armprof_regime rg{};
-    if (!spu_buffer_enabled(spus_[pe]->unit(), &rg)) {
-        // Buffer disabled: the regime it would have (EL1&0, Non-secure).
-        rg.kind = ARMPROF_REGIME_EL10;
-        rg.ss = ARMPROF_NONSECURE;
-        rg.el = 1;
-        rg.stage2 = sc_.stage2;
-        rg.hw_flag_update = sc_.hw_flag_update;
-        rg.unit = ARMPROF_UNIT_SPU;
-        rg.pe = (uint8_t)pe;
-    }
+    if (!spu_buffer_enabled(spus_[pe]->unit(), &rg))
+        rg = idle_regime(pe, ARMPROF_UNIT_SPU);
     return rg;
 }
 

@@ -167,6 +167,7 @@ public:
 
 private:
     void build_tables();
+    armprof_regime idle_regime(unsigned pe, uint8_t unit) const;
     void build_trbe(const sc_core::sc_time &clk);
     void build_pmu(const sc_core::sc_time &clk, size_t first_line);
     void inject(const FaultSpec &f);
