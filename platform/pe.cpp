@@ -64,13 +64,21 @@ bool Pe::begin_session()
     return true;
 }
 
-bool Pe::service_irq()
+bool Pe::handler_due()
+{
+    if (spu_.irq_level() && !irq_seen_) {
+        irq_seen_ = true;
+        irq_at_ = spu_now(spu_.unit());
+    }
+    return irq_seen_ && spu_now(spu_.unit()) >= irq_at_ + cfg_.irq_latency;
+}
+
+void Pe::service_irq()
 {
     agent_.on_irq((uint64_t)(spu_.model_time().to_seconds() * 1e9));
-    bool irq = spu_.irq_level();
-    if (pmu_ && !irq)
+    irq_seen_ = spu_.irq_level();
+    if (pmu_ && !irq_seen_)
         pmu_set_spe_freeze(pmu_->unit(), false); // PMBSR_EL1.S cleared: SPEFreezeOnEvent ends
-    return irq;
 }
 
 void Pe::next_op(uint64_t index, spu_op &op)
@@ -106,15 +114,10 @@ void Pe::run()
     sync_irq();
     const uint64_t rate = cfg_.ops_per_cycle;
     spu_t *spu = spu_.unit();
-    bool irq = false;
-    uint64_t irq_at = 0, last_progress = 0;
+    uint64_t last_progress = 0;
     while (done_ < cfg_.ops) {
-        if (spu_.irq_level() && !irq) {
-            irq = true;
-            irq_at = spu_now(spu);
-        }
-        if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
-            irq = service_irq();
+        if (handler_due()) {
+            service_irq();
             sync_irq();
             continue;
         }
@@ -129,8 +132,8 @@ void Pe::run()
         } else {
             // Stop at the unit's next event and at the handler's start.
             uint64_t cyc = spu_cycles_to_next_event(spu);
-            if (irq) {
-                uint64_t due = irq_at + cfg_.irq_latency - spu_now(spu);
+            if (irq_seen_) {
+                uint64_t due = irq_at_ + cfg_.irq_latency - spu_now(spu);
                 if (due < cyc)
                     cyc = due ? due : 1;
             }

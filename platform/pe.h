@@ -79,8 +79,10 @@ private:
     // Shared by run() and run_rtl(): the driver's probe and start (after the PMU session);
     // false (and finished) when the unit is absent.
     bool begin_session();
-    // The driver's PMBIRQ handler; returns the PMBIRQ level after it.
-    bool service_irq();
+    // PMBIRQ has been high for irq_latency cycles: the driver's handler is due.
+    bool handler_due();
+    // The driver's PMBIRQ handler (and the end of the SPE freeze of the PMU).
+    void service_irq();
     // Operation `index` of the population: the trace's line, or the generator's next operation.
     void next_op(uint64_t index, spu_op &op);
     void finish();
@@ -96,6 +98,8 @@ private:
     std::vector<uint16_t> pmu_events_;
     bool pmu_ok_ = false;
     uint64_t done_ = 0;
+    bool irq_seen_ = false;   // PMBIRQ seen high, handler pending
+    uint64_t irq_at_ = 0;     // SPU cycle it was seen
     bool finished_ = false;
 };
 

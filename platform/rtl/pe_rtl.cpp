@@ -28,18 +28,13 @@ void Pe::run_rtl()
     if (spu_.irq_changed())
         spu_.flush_irq();
     const uint64_t rate = cfg_.ops_per_cycle;
-    bool irq = false;
-    uint64_t irq_at = 0, last_progress = 0;
+    uint64_t last_progress = 0;
     const std::function<void(uint32_t, spu_op &)> draw = [this](uint32_t lane, spu_op &op) {
         next_op(done_ + lane, op);
     };
     while (done_ < cfg_.ops) {
-        if (spu_.irq_level() && !irq) {
-            irq = true;
-            irq_at = spu_now(spu);
-        }
-        if (irq && spu_now(spu) >= irq_at + cfg_.irq_latency) {
-            irq = service_irq();
+        if (handler_due()) {
+            service_irq();
             if (spu_.irq_changed())
                 spu_.flush_irq();
             continue;
