@@ -280,22 +280,30 @@ void Smmu::invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64)
 
 // ----- Physical accesses for walks -----------------------------------------------------------
 
-bool Smmu::phys_read64(uint64_t pa, uint64_t &val, sc_time &delay)
+// One 8-byte little-endian descriptor access over the SMMU's initiator socket.
+static bool phys_access64(tlm_utils::simple_initiator_socket<Smmu> &sock, tlm::tlm_command cmd, uint64_t pa,
+                          uint8_t *b, sc_time &delay)
 {
-    uint8_t b[8] = {0};
     tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_command(cmd);
     gp.set_address(pa);
     gp.set_data_ptr(b);
     gp.set_data_length(8);
     gp.set_streaming_width(8);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    isock->b_transport(gp, delay);
+    sock->b_transport(gp, delay);
+    return gp.is_response_ok();
+}
+
+bool Smmu::phys_read64(uint64_t pa, uint64_t &val, sc_time &delay)
+{
+    uint8_t b[8] = {0};
+    bool ok = phys_access64(isock, tlm::TLM_READ_COMMAND, pa, b, delay);
     st_.desc_reads++;
     val = 0;
     for (int i = 7; i >= 0; i--)
         val = val << 8 | b[i];
-    return gp.is_response_ok();
+    return ok;
 }
 
 bool Smmu::phys_write64(uint64_t pa, uint64_t val, sc_time &delay)
@@ -303,15 +311,7 @@ bool Smmu::phys_write64(uint64_t pa, uint64_t val, sc_time &delay)
     uint8_t b[8];
     for (int i = 0; i < 8; i++)
         b[i] = (uint8_t)(val >> (8 * i));
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_WRITE_COMMAND);
-    gp.set_address(pa);
-    gp.set_data_ptr(b);
-    gp.set_data_length(8);
-    gp.set_streaming_width(8);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    isock->b_transport(gp, delay);
-    return gp.is_response_ok();
+    return phys_access64(isock, tlm::TLM_WRITE_COMMAND, pa, b, delay);
 }
 
 namespace {
