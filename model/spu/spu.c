@@ -875,6 +875,13 @@ static inline uint8_t *slot_bytes(spu_t *spu, const spu_slot *s)
 }
 
 /* The sampled operation in slot s completes: capture, filter, encode. */
+/* The record ends in a Timestamp packet: CollectTimeStamp() chose a counter at sampling and
+ * the timer is on (or the model is configured to keep the packet with the timer off). */
+static inline bool record_has_timestamp(const spu_t *spu, const spu_slot *s)
+{
+    return s->ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off);
+}
+
 static void complete_slot(spu_t *spu, spu_slot *s)
 {
     s->completed = true;
@@ -886,7 +893,7 @@ static void complete_slot(spu_t *spu, spu_slot *s)
     spu->st.filtrate++;
     emit(spu, ARMPROF_EV_SAMPLE_FILTRATE, 1);
     spe_record *r = &s->rec;
-    if (s->ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off)) {
+    if (record_has_timestamp(spu, s)) {
         r->present |= SPE_R_TIMESTAMP;
         r->timestamp = spu->ctx.timer_enabled ? timestamp_now(spu, s->ts_kind) : 0;
     }
@@ -1479,11 +1486,9 @@ uint32_t spu_predict_record_len(const spu_t *spu, const spu_op *op)
     build_record(spu, op, &s);
     if (!collect_record(spu, s.events, s.total_lat, s.optype))
         return 0;
-    if (s.ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off))
+    if (record_has_timestamp(spu, &s))
         s.rec.present |= SPE_R_TIMESTAMP; /* 9 bytes whatever its value */
-    spe_format_cfg fc = { .max_size = spu->cfg.max_size, .align = spu->cfg.align,
-                          .count_size = spu->cfg.count_size };
-    return (uint32_t)spe_encoded_size(&s.rec, &fc);
+    return (uint32_t)spe_encoded_size(&s.rec, &spu->fmt);
 }
 
 /* retire_one() with the external sampler's decision for this operation. */
