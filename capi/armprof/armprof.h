@@ -170,7 +170,9 @@ enum { ARMPROF_UNIT_SPU = 0, ARMPROF_UNIT_TRBU = 1, ARMPROF_UNIT_PMU = 2 };
 typedef enum armprof_mem_status {
     ARMPROF_MEM_OK = 0,          /* every byte written */
     ARMPROF_MEM_FAULT,           /* MMU fault: ec (0x24 stage 1, 0x25 stage 2, 0x1E GPC), fsc */
-    ARMPROF_MEM_EXT_ABORT        /* External abort: fsc; async says how it is reported */
+    ARMPROF_MEM_EXT_ABORT,       /* External abort: fsc; async says how it is reported */
+    ARMPROF_MEM_PENDING          /* asynchronous form: the port has taken the write and gives its
+                                  * answer later, with the unit's *_mem_complete() call */
 } armprof_mem_status;
 
 /* Exception class values used in PMBSR_EL1.EC and TRBSR_ELx.EC. */
@@ -204,9 +206,24 @@ typedef struct armprof_mem_result {
     bool async;                  /* External abort reported asynchronously */
     uint32_t written;            /* bytes written before the fault; fault address = addr + written */
     uint32_t mss2;               /* TRBSR_ELx.MSS2 (TopLevel, AssuredOnly) where modelled */
+    uint32_t latency;            /* unit cycles from this call until the memory system has accepted
+                                  * the write (its response): the write stays outstanding that long
+                                  * and its answer (OK, fault, abort) takes effect then. 0: at once,
+                                  * the functional behaviour. Ignored with ARMPROF_MEM_PENDING. */
 } armprof_mem_result;
 
-/* The memory port: write `len` bytes at `addr` (VA, IPA or PA per `regime`). */
+/*
+ * The memory port: write `len` bytes at `addr` (VA, IPA or PA per `regime`).
+ *
+ * Timing. A port answers in one of two forms:
+ *  - synchronous (simple C hosts, TLM loosely-timed): the answer now, with `latency` saying how
+ *    many unit cycles the memory system takes to accept it (a TLM b_transport's annotated delay);
+ *  - asynchronous (TLM approximately-timed): ARMPROF_MEM_PENDING now, and the answer later through
+ *    spu_mem_complete() / trbu_mem_complete(), in the order the writes were issued, at the unit
+ *    time the host has advanced it to.
+ * Either way the unit keeps at most its configured number of writes outstanding, and its record
+ * FIFO (or internal trace buffer) drains only as writes are accepted.
+ */
 typedef armprof_mem_result (*armprof_mem_write_fn)(void *user, uint64_t addr, const uint8_t *data,
                                                   uint32_t len, const armprof_regime *regime);
 /* Interrupt output (level). */

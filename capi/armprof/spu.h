@@ -82,6 +82,10 @@ typedef struct spu_config {
     uint32_t fifo_bytes;       /* record FIFO depth in bytes (>= 2^max_size) */
     uint32_t drain_bytes_per_cycle; /* record FIFO to memory bandwidth (>= 1) */
     uint32_t write_granule;    /* buffer writes never cross a multiple of this (page size, 4096) */
+    uint32_t write_bytes;      /* buffer writer's write size: 0 = one write per record (split at
+                                * write_granule); else a power of two, 16 .. write_granule: writes
+                                * of aligned blocks (cache lines) that may hold parts of records */
+    uint32_t max_outstanding_writes; /* writes issued but not yet accepted by memory (>= 1) */
     uint32_t cycles_per_tick;  /* PE cycles per Generic Timer tick (>= 1) */
     uint8_t pe_index;          /* reported in armprof_regime.pe */
 } spu_config;
@@ -194,11 +198,21 @@ void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
  * PE context, but not part of a checkpoint. spu_psb_csync() drains regardless. */
 void spu_set_drain_stall(spu_t *spu, bool stall);
 
+/* Asynchronous memory port (ARMPROF_MEM_PENDING): the answer to the oldest pending write, at
+ * the unit's current time (spu_advance() it there first). ARMPROF_ERR_BUSY if no write is
+ * pending, ARMPROF_ERR_INVAL for a bad status (PENDING again, or NULL). */
+armprof_err spu_mem_complete(spu_t *spu, const armprof_mem_result *res);
+/* Writes issued to the memory port and not yet accepted (synchronous and pending ones). */
+uint32_t spu_writes_outstanding(const spu_t *spu);
+
 /* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
  * In-flight operations are left to complete. */
 void spu_psb_csync(spu_t *spu);
 
 /* ----- Observation ---------------------------------------------------------------------------- */
+
+/* Bins of spu_stats.fifo_hist. */
+#define SPU_FIFO_HIST_BINS 16
 
 /* Why records were discarded. */
 typedef enum spu_discard_reason {
@@ -232,6 +246,18 @@ typedef struct spu_stats {
     uint64_t fifo_full_cycles;    /* cycles a completed record waited for FIFO space */
     uint64_t inflight_now;
     uint64_t service_cycles;      /* cycles PMBSR_EL1.S was 1 */
+    /* Memory timing (armprof_mem_result.latency, ARMPROF_MEM_PENDING). */
+    uint64_t fifo_byte_cycles;    /* sum over cycles of the FIFO level: mean = this / cycles */
+    uint64_t fifo_hist[SPU_FIFO_HIST_BINS]; /* cycles with the level in bin i: bin width is
+                                   * fifo_bytes / SPU_FIFO_HIST_BINS (rounded up); the last bin
+                                   * includes a full FIFO */
+    uint64_t writer_stall_cycles; /* cycles the FIFO held bytes to drain but the writer could not
+                                   * issue (max_outstanding_writes in flight, or a pending answer) */
+    uint64_t writes_issued;       /* calls to the memory port */
+    uint64_t outstanding_writes_max;
+    uint64_t write_latency_min;   /* cycles from issue to acceptance, over accepted writes */
+    uint64_t write_latency_max;
+    uint64_t write_latency_sum;   /* mean = write_latency_sum / writes_issued */
 } spu_stats;
 void spu_get_stats(const spu_t *spu, spu_stats *st);
 

@@ -112,6 +112,7 @@ typedef struct trbu_config {
     uint32_t ea_async_cycles;  /* delay before an asynchronous External abort is reported */
     uint32_t write_granule;    /* merged writes never cross a multiple of this (page size) */
     uint32_t max_burst;        /* largest merged write through the memory port, bytes */
+    uint32_t max_outstanding_writes; /* writes issued but not yet accepted by memory (>= 1) */
     uint8_t pe_index;          /* reported in armprof_regime.pe */
 } trbu_config;
 
@@ -258,8 +259,21 @@ typedef struct trbu_stats {
     uint64_t impdef_events;      /* EC 0x1F */
     uint64_t tsb_csyncs;
     uint64_t irq_rises;          /* TRBIRQ LOW -> HIGH */
+    /* Memory timing (armprof_mem_result.latency, ARMPROF_MEM_PENDING). */
+    uint64_t buf_bytes_max;      /* high-water mark of the internal buffer, bytes */
+    uint64_t writer_stall_cycles;/* cycles the internal buffer held a unit to write but the writer
+                                  * could not issue (max_outstanding_writes in flight) */
+    uint64_t outstanding_writes_max;
+    uint64_t write_latency_min;  /* cycles from issue to acceptance */
+    uint64_t write_latency_max;
+    uint64_t write_latency_sum;  /* mean = write_latency_sum / port_writes */
 } trbu_stats;
 void trbu_get_stats(const trbu_t *t, trbu_stats *st);
+
+/* Asynchronous memory port (ARMPROF_MEM_PENDING): the answer to the oldest pending write, at
+ * the unit's current time. ARMPROF_ERR_BUSY if no write is pending. */
+armprof_err trbu_mem_complete(trbu_t *t, const armprof_mem_result *res);
+uint32_t trbu_writes_outstanding(const trbu_t *t);
 
 /* ----- Checkpoints ---------------------------------------------------------------------------- */
 

@@ -36,6 +36,8 @@ void spu_config_default(spu_config *cfg)
     cfg->fifo_bytes = 1024;
     cfg->drain_bytes_per_cycle = 16;
     cfg->write_granule = 4096;
+    cfg->write_bytes = 0;             /* one write per record, as before memory timing */
+    cfg->max_outstanding_writes = 1;
     cfg->cycles_per_tick = 1;
 }
 

@@ -24,6 +24,7 @@ void trbu_config_default(trbu_config *cfg)
     cfg->ea_async_cycles = 64;
     cfg->write_granule = 4096;
     cfg->max_burst = 4096;
+    cfg->max_outstanding_writes = 1;
 }
 
 static armprof_err why_fail(char *why, size_t len, armprof_err e, const char *msg)
