@@ -25,6 +25,7 @@ typedef struct trbu trbu_t;
 #define TRBU_TRBIDR_EL1 ARMPROF_SYSREG(3, 0, 9, 11, 7)
 #define TRBU_TRBSR_EL2 ARMPROF_SYSREG(3, 4, 9, 11, 3)   /* FEAT_TRBE_EXC */
 #define TRBU_TRBSR_EL3 ARMPROF_SYSREG(3, 6, 9, 11, 3)   /* FEAT_TRBE_EXC */
+#define TRBU_TRBSR_EL12 ARMPROF_SYSREG(3, 5, 9, 11, 3)  /* FEAT_TRBE_EXC with FEAT_VHE: TRBSR_EL1 */
 
 /* Register fields, as masks for ap_field_get / ap_field_prep (bit positions from REGISTERS.md). */
 #define TRBLIMITR_EL1_LIMIT 0xFFFFFFFFFFFFF000ull  /* [63:12] */
@@ -145,7 +146,8 @@ typedef struct trbu_reg_info {
     uint64_t res0;            /* effective RES0 mask for this configuration */
     uint64_t ro;              /* read-only bits */
     bool read_only;           /* ID register */
-    bool present;             /* implemented in this configuration (TRBSR_EL2/EL3 need FEAT_TRBE_EXC) */
+    bool present;             /* implemented in this configuration (TRBSR_EL2/EL3/EL12 need FEAT_TRBE_EXC) */
+    bool alias;               /* another name of a register (TRBSR_EL12 names TRBSR_EL1) */
 } trbu_reg_info;
 size_t trbu_reg_count(const trbu_t *t);
 armprof_err trbu_reg_info_at(const trbu_t *t, size_t index, trbu_reg_info *info);

@@ -703,11 +703,27 @@ const armprof_pe_ctx *trbu_get_pe_context(const trbu_t *t)
     return &t->ctx;
 }
 
+/* ELIsInHost(EL2): EL2 implemented (AArch64) with HCR_EL2.E2H == 1, whatever the current EL. */
+bool trbu_el2_in_host(const trbu_t *t)
+{
+    return t->ctx.have_el2 && t->ctx.hcr_e2h;
+}
+
+/* At EL2 in host, with FEAT_TRBE_EXC and TRFCR_EL2.EE != 0b00, the TRBSR_EL1 encoding names
+ * TRBSR_EL2 (Arm ARM's TRBSR_EL1 accessor; TRBSR_EL12 then reaches TRBSR_EL1). */
+static uint32_t redirect(const trbu_t *t, uint32_t enc)
+{
+    if (enc == TRBU_TRBSR_EL1 && t->cfg.feat_trbe_exc && t->ctx.el == 2 && t->ctx.trfcr_el2_ee &&
+        trbu_el2_in_host(t))
+        return TRBU_TRBSR_EL2;
+    return enc;
+}
+
 armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val)
 {
     if (!t)
         return ARMPROF_ERR_INVAL;
-    return ap_reg_read(&t->rf, enc, val);
+    return ap_reg_read(&t->rf, redirect(t, enc), val);
 }
 
 armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val)
@@ -715,7 +731,7 @@ armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val)
     if (!t)
         return ARMPROF_ERR_INVAL;
     t->regime_valid = false;
-    armprof_err e = ap_reg_write(&t->rf, enc, val);
+    armprof_err e = ap_reg_write(&t->rf, redirect(t, enc), val);
     t->regime_valid = false;
     trbu_update_outputs(t);
     return e;

@@ -25,7 +25,7 @@ enum {
 };
 
 #define TRBU_NO_TIME UINT64_MAX
-#define TRBU_NREGS 9
+#define TRBU_NREGS 10
 
 struct trbu {
     trbu_config cfg;
@@ -85,5 +85,8 @@ static inline uint64_t trbu_sr_get(const trbu_t *t, unsigned el)
 {
     return t->vals[el == 3 ? TRBU_SLOT_SR3 : el == 2 ? TRBU_SLOT_SR2 : TRBU_SLOT_SR1];
 }
+
+/* ELIsInHost(EL2): EL2 implemented with HCR_EL2.E2H == 1. */
+bool trbu_el2_in_host(const trbu_t *t);
 
 #endif
