@@ -746,6 +746,7 @@ void trbu_advance(trbu_t *t, uint64_t cycles)
             t->st.writer_stall_cycles += d;
         t->now += d;
         process_due(t);
+        trbu_update_outputs(t);         /* TRBIRQ changes at the event's cycle */
     }
     if (writer_stalled(t))
         t->st.writer_stall_cycles += target - t->now;
