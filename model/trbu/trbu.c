@@ -385,6 +385,19 @@ static bool take_answer(trbu_t *t, uint64_t ptr, uint64_t len, const armprof_mem
     }
 }
 
+/* The answer would stop the unit writing (take_answer() returns true for it). */
+static bool stops_unit(const trbu_t *t, const armprof_mem_result *res)
+{
+    if (res->status == ARMPROF_MEM_OK)
+        return false;
+    if (res->status == ARMPROF_MEM_FAULT)
+        return true;
+    trbu_ea_policy pol = walk_abort(res->ec, res->fsc) ? t->cfg.ea_walk : t->cfg.ea_write;
+    if (pol == TRBU_EA_IGNORE || pol == TRBU_EA_SERROR)
+        return false;
+    return pol == TRBU_EA_MMU_FAULT || !(t->cfg.ea_async || res->async);
+}
+
 /* ----- Outstanding writes ---------------------------------------------------------------------- */
 
 static trbu_wr *wq_at(const trbu_t *t, uint32_t i)
@@ -453,9 +466,10 @@ static void accept_head(trbu_t *t)
         return;
     t->wq_live--;
     t->inflight_bytes -= e.len;
-    if (trbu_collection_stopped(t) && (e.res.status != ARMPROF_MEM_OK)) {
+    if (trbu_collection_stopped(t) && stops_unit(t, &e.res)) {
         /* Collection already stopped (an earlier event): the earliest event wins; a later
-         * fault or abort is not reported (RFSPBK applies only with TRBSR_ELx.S == 0). */
+         * fault or abort handled as one is not reported (RFSPBK applies only with
+         * TRBSR_ELx.S == 0) and TRBPTR_EL1 keeps the earlier event's value. */
         discard(t, TRBU_DISCARD_FAULT, e.len);
         return;
     }

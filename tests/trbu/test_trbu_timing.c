@@ -446,6 +446,41 @@ static void test_fault_with_writes_in_flight(void **state)
     trbu_close(t);
 }
 
+/* Collection stopped by another event (an IMPLEMENTATION DEFINED one, RCHNSL) with writes in
+ * flight: an OK answer still moves TRBPTR_EL1 (the data is in memory), a later fault is not
+ * reported (RFSPBK needs S == 0): TRBSR_EL1 keeps EC 0x1F and its MSS, TRBPTR_EL1 stays. */
+static void test_answers_after_other_stop(void **state)
+{
+    (void)state;
+    lmem m = { 0 };
+    m.latency = 5;
+    m.fault_addr[0] = BASE + 64 + 4;
+    m.nfault = 1;
+    trbu_config cfg;
+    trbu_config_default(&cfg);
+    cfg.max_burst = 64;
+    cfg.max_outstanding_writes = 2;
+    trbu_t *t = lmem_open(&m, &cfg, true);
+    program(t, TRBU_FM_WRAP, TRBU_TM_IGNORE, 0);
+    uint8_t d[128];
+    memset(d, 3, sizeof(d));
+    assert_int_equal(trbu_cycle(t, d, 128, false), 128);
+    trbu_impdef_event(t, 0x42);
+    trbu_advance(t, 10);
+    assert_int_equal(trbu_writes_outstanding(t), 0);
+    uint64_t sr = rd(t, TRBU_TRBSR_EL1);
+    assert_int_equal(ap_field_get(TRBSR_EC, sr), ARMPROF_EC_IMPDEF);
+    assert_int_equal(ap_field_get(TRBSR_MSS, sr), 0x42);
+    assert_int_equal(rd(t, TRBU_TRBPTR_EL1), BASE + 64);
+    trbu_stats st;
+    trbu_get_stats(t, &st);
+    assert_int_equal(st.fault_events, 0);
+    assert_int_equal(st.management_events, 1);
+    assert_int_equal(st.bytes_written, 64);
+    assert_int_equal(st.discarded[TRBU_DISCARD_FAULT], 64);
+    trbu_close(t);
+}
+
 /* The asynchronous port: writes answered ARMPROF_MEM_PENDING stay outstanding until
  * trbu_mem_complete(); answers apply in issue order at the unit's current time. */
 static void test_pending_complete(void **state)
@@ -729,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_one_unit_latency),
         cmocka_unit_test(test_fill_latency_cycles),
         cmocka_unit_test(test_fault_with_writes_in_flight),
+        cmocka_unit_test(test_answers_after_other_stop),
         cmocka_unit_test(test_pending_complete),
         cmocka_unit_test(test_trigger_and_csync_with_latency),
         cmocka_unit_test(test_cycle_vs_transaction_level),
