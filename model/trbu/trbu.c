@@ -569,9 +569,15 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
         t->st.port_writes++;
         t->wr_seq++;
         if (res.status != ARMPROF_MEM_PENDING && res.latency == 0 && t->wq_n == 0) {
-            /* Accepted at once: the functional behaviour. */
+            /* Accepted at once: the functional behaviour (latency 0: the minimum is 0). */
             t->acc_seq = t->wr_seq;
-            note_latency(t, 0);
+            t->lat_n++;
+            t->st.write_latency_min = 0;
+            if (res.status == ARMPROF_MEM_OK) {
+                wrote(t, chunk);
+                done += chunk;
+                continue;
+            }
             if (take_answer(t, ptr, chunk, &res)) {
                 discard(t, TRBU_DISCARD_FAULT, left - chunk);
                 return n;
@@ -709,7 +715,7 @@ static uint64_t wq_due(const trbu_t *t)
     return wq_at(t, 0)->due;
 }
 
-static void process_due(trbu_t *t)
+static void process_due_slow(trbu_t *t)
 {
     for (;;) {
         uint64_t w = wq_due(t);
@@ -726,6 +732,12 @@ static void process_due(trbu_t *t)
             break;
         }
     }
+}
+
+static inline void process_due(trbu_t *t)
+{
+    if (t->wq_n || t->flush_pending || t->ea_pending)
+        process_due_slow(t);            /* else the common case: nothing scheduled */
 }
 
 uint64_t trbu_cycles_to_next_event(const trbu_t *t)
