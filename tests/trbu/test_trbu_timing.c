@@ -237,8 +237,11 @@ static uint64_t run_scen(unsigned k, bool timed, uint32_t max_out)
     return h;
 }
 
-/* Digests of the scenarios computed with the TRBU before memory timing (commit e5b0eb6,
- * tests/trbu/test_trbu_timing.c built with -DTRBU_GOLDEN_PRINT against that model). */
+/* Digests of the scenarios computed with the TRBU before memory timing (commit e5b0eb6):
+ *   git archive e5b0eb6 capi model/trbu model/common | tar -x -C OLD && cd OLD &&
+ *   cc -std=c11 -DTRBU_GOLDEN_PRINT -Icapi -Imodel -Imodel/trbu -I<src>/tests/trbu \
+ *      <src>/tests/trbu/test_trbu_timing.c model/trbu/ *.c <build>/lib/libarmprof_common.a && ./a.out
+ * (a scenario added here needs its digest from that old model, not from the current one). */
 static const uint64_t kGolden[NSCEN] = {
 #include "trbu_timing_golden.inc"
 };
