@@ -10,7 +10,8 @@
  *   data:   PERF_RECORD_TIME_CONV (with a timer frequency: Timestamp ticks -> ns),
  *           PERF_RECORD_ID_INDEX (id -> mmap index, CPU),
  *           PERF_RECORD_AUXTRACE_INFO (type PERF_AUXTRACE_ARM_SPE, priv = { PMU type, per-cpu mmaps }),
- *           PERF_RECORD_COMM, then per CPU PERF_RECORD_AUX (kernel records carry the sample_id_all
+ *           PERF_RECORD_COMM (one per thread with a buffer), PERF_RECORD_MMAP2 of the process's
+ *           files when given, then per CPU PERF_RECORD_AUX (kernel records carry the sample_id_all
  *           trailer: perf only orders events, which its SPE decoder requires, when it is set)
  *           and PERF_RECORD_AUXTRACE (idx = buffer index, cpu) + the buffer (padded to 8),
  *           PERF_RECORD_FINISHED_ROUND
@@ -199,6 +200,7 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         o.timer_hz = o_in->timer_hz;
         o.mmaps = o_in->mmaps;
         o.n_mmaps = o_in->n_mmaps;
+        o.extra_sample_type = o_in->extra_sample_type;
     }
     if (nbuf == 0 || nbuf > PERF_EXPORT_MAX_CPUS) {
         snprintf(err, errlen, "%s: %zu buffers given, 1 to %d supported", path, nbuf, PERF_EXPORT_MAX_CPUS);
@@ -231,7 +233,7 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
     ob_u64(&b, 0);                                        /* config */
     ob_u64(&b, 1);                                        /* sample_period */
     ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_CPU_ |
-                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_);
+                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_ | o.extra_sample_type);
     ob_u64(&b, 0);                                        /* read_format */
     ob_u64(&b, ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL);
     ob_zero(&b, ATTR_SIZE - 48);                          /* wakeup_events ... sig_data */

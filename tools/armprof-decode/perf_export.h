@@ -31,6 +31,9 @@ typedef struct perf_export_opts {
                                TIME_CONV, perf shows time 0 */
     const perf_export_mmap *mmaps; /* PERF_RECORD_MMAP2 events of process `pid` (may be NULL) */
     size_t n_mmaps;
+    uint64_t extra_sample_type; /* more perf_event_attr.sample_type bits, as perf record sets them
+                               (e.g. PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, (1 << 3) | (1 << 15),
+                               which perf report --mem-mode looks for); 0: none */
 } perf_export_opts;
 
 /* One CPU's Profiling Buffer contents. */

@@ -810,7 +810,10 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
     const char *base = exe ? strrchr(exe, '/') : NULL;
     base = base ? base + 1 : (exe ? exe : "guest");
     perf_export_opts po = { .pid = (uint32_t)getpid(), .comm = base, .timer_hz = 1000000000ull,
-                            .mmaps = maps, .n_mmaps = (size_t)nm };
+                            .mmaps = maps, .n_mmaps = (size_t)nm,
+                            /* PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, as perf record sets them for
+                             * arm_spe: perf report --mem-mode requires them */
+                            .extra_sample_type = (1u << 3) | (1u << 15) };
     snprintf(path, sizeof path, "%s/perf.data", opt.out);
     if (nb && perf_export_write_cpus(path, bufs, nb, &po, err, sizeof err))
         say("%s", err);
