@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "armprof/spe.h"
+#include "trace_file.h"
 
 /* Neoverse data source encodings the plugin writes (docs/implementation-defined.md). */
 enum { DS_L1D = 0x0, DS_L2 = 0x8, DS_LLC = 0xb, DS_DRAM = 0xe };
@@ -481,6 +482,51 @@ static void test_dynamic_program_libraries(void **state)
     free(all);
 }
 
+/* trace=on: every executed instruction, in order, as an operation-trace line that the trace
+ * reader (armprof-run --trace, armprof-vp) loads; trace_ops caps the count. */
+static void test_operation_trace(void **state)
+{
+    (void)state;
+    char dir[512];
+    outdir(dir, sizeof dir, "trace");
+    assert_int_equal(run_plugin(dir, "hot", "16384 50", "interval=256,trace=on,trace_ops=10000000"), 0);
+    uint64_t ref = reference_insns(dir);
+    uint64_t a, alen, h, hend;
+    prog_pair(dir, "array", &a, &alen);
+    prog_pair(dir, "hot", &h, &hend);
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/ops_vcpu0.trc", dir);
+    wl_trace t;
+    if (wl_trace_load(path, &t, err, sizeof err))
+        print_error("%s\n", err);
+    assert_int_equal(t.count, ref);
+    size_t loads = 0, branches = 0;
+    for (size_t i = 0; i + 1 < t.count; i++) {
+        const spu_op *op = &t.ops[i];
+        if (op->pc < h || op->pc >= hend)
+            continue;
+        if (op->op_class == SPE_CLASS_LDST) {
+            assert_true(op->flags & SPU_OP_HAS_VA);
+            assert_true(op->data_va >= a && op->data_va < a + alen);
+            loads++;
+        }
+        if (op->op_class == SPE_CLASS_BRANCH && (op->op_subclass & SPE_BR_COND)) {
+            /* taken exactly when the next operation is not the fall-through */
+            bool not_taken = (op->events >> SPE_EV_NOT_TAKEN) & 1;
+            assert_int_equal(not_taken, t.ops[i + 1].pc == op->pc + 4);
+            branches++;
+        }
+    }
+    assert_true(loads >= 10000);
+    assert_true(branches >= 10000);
+    wl_trace_free(&t);
+    /* the cap */
+    assert_int_equal(run_plugin(dir, "hot", "16384 50", "trace=on,trace_ops=1000"), 0);
+    assert_int_equal(wl_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.count, 1000);
+    wl_trace_free(&t);
+}
+
 /* A bad option: a message naming it, and QEMU exits with a non-zero status. */
 static void test_bad_options(void **state)
 {
@@ -497,6 +543,7 @@ static void test_bad_options(void **state)
         { "filter=loads", "filter" },
         { "cpi=0", "cpi" },
         { "novalue", "novalue" },
+        { "trace=sometimes", "trace" },
     };
     char dir[512];
     outdir(dir, sizeof dir, "badopt");
@@ -526,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_branches),
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_dynamic_program_libraries),
+        cmocka_unit_test(test_operation_trace),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests_name("qemu_plugin", tests, NULL, NULL);

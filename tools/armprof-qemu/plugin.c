@@ -37,6 +37,7 @@
 #include "memsys.h"
 #include "perf_export.h"
 #include "qemu_plugin_api.h"
+#include "trace_file.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -58,6 +59,8 @@ typedef struct options {
     bool cache;                 /* feed every access to the cache model */
     bool stats;                 /* summary on stderr at exit */
     char out[PATH_MAX];         /* output directory */
+    bool trace;                 /* write the operation trace of each vCPU */
+    uint64_t trace_ops;         /* at most this many operations per vCPU */
     memsys_config ms;
     spu_config spu;
 } options;
@@ -129,7 +132,7 @@ static int parse_filter(const char *v)
 static const char *const usage_keys =
     "interval, rnd, ts, cx, pct, filter, event_filter, min_latency, buffer, cpi, cache, stats, out, "
     "line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, tlb_ways, "
-    "tlb_lat, walk_lat, bp_entries, mispredict_lat, fifo, inflight";
+    "tlb_lat, walk_lat, bp_entries, mispredict_lat, fifo, inflight, trace, trace_ops";
 
 /* One key=value argument. 0, or -1 after an error message that names the option. */
 static int parse_arg(const char *arg)
@@ -179,6 +182,8 @@ static int parse_arg(const char *arg)
     else if (!strcmp(key, "pct")) bad = parse_bool(key, v, &opt.pct);
     else if (!strcmp(key, "cache")) bad = parse_bool(key, v, &opt.cache);
     else if (!strcmp(key, "stats")) bad = parse_bool(key, v, &opt.stats);
+    else if (!strcmp(key, "trace")) bad = parse_bool(key, v, &opt.trace);
+    else if (!strcmp(key, "trace_ops")) bad = parse_u64(v, &opt.trace_ops);
     else if (!strcmp(key, "filter")) {
         if (parse_filter(v)) {
             say("option 'filter': '%s' is not a list of load, store, branch (e.g. filter=load,store)", v);
@@ -229,6 +234,17 @@ static tb_desc *all_tbs;
 
 /* ----- Per-vCPU state ------------------------------------------------------------------------- */
 
+/* What the memory callbacks saw of one instruction's execution (its first access). */
+typedef struct mem_obs {
+    bool valid, store;
+    uint8_t size;
+    uint64_t va;
+    memsys_access acc;
+} mem_obs;
+
+/* TCG's most instructions in one block (TCG_MAX_INSNS). */
+#define MAX_TB_INSNS 512
+
 typedef struct vcpu {
     unsigned index;             /* QEMU's vcpu_index */
     unsigned serial;            /* CPU number in perf.data and the file names (creation order) */
@@ -246,11 +262,13 @@ typedef struct vcpu {
     const tb_desc *prev;
     const insn_desc *armed;     /* the instruction at the sample point, in the current block */
     const tb_desc *armed_tb;
-    bool armed_mem, armed_store;
-    uint8_t armed_size;
-    uint64_t armed_va;
-    memsys_access armed_acc;
+    mem_obs armed_mem;
     bool armed_mispred;
+    /* operation trace (docs/trace-format.md) */
+    FILE *trace;
+    uint64_t traced;            /* operations written */
+    bool prev_mispred;          /* the previous block's final branch was mispredicted */
+    mem_obs tobs[MAX_TB_INSNS]; /* per instruction of the current block, while tracing */
     uint64_t sampled_by_desc;   /* sample points that fell twice in one block (described statically) */
     /* buffer and its service */
     uint8_t *buf;
@@ -373,23 +391,25 @@ static uint16_t data_source(memsys_level l)
     return enc[l];
 }
 
-/* The SPU operation for instruction d, with what the callbacks saw. */
-static void describe(vcpu *v, const insn_desc *d, uint64_t next_pc, bool dynamic, spu_op *op)
+/* The SPU operation for instruction d. `m` is what its memory callback saw (NULL or not valid:
+ * none); `next_pc` is where execution went after it when `known`, then a conditional branch's
+ * direction and an indirect branch's target come from it; `mispred` from the predictor. */
+static void describe(const insn_desc *d, const mem_obs *m, uint64_t next_pc, bool known, bool mispred,
+                     spu_op *op)
 {
     memset(op, 0, sizeof *op);
     op->pc = d->pc;
     op->issue_lat = 1;
     op->total_lat = opt.cpi;
     op->events = 1ull << SPE_EV_RETIRED;
-    if (dynamic && v->armed_mem) {
-        const memsys_access *a = &v->armed_acc;
+    if (m && m->valid) {
+        const memsys_access *a = &m->acc;
         op->op_class = SPE_CLASS_LDST;
-        op->op_subclass = (uint8_t)(SPE_LDST_GP | (v->armed_store ? SPE_LDST_ST : 0));
+        op->op_subclass = (uint8_t)(SPE_LDST_GP | (m->store ? SPE_LDST_ST : 0));
         op->flags |= SPU_OP_HAS_VA | SPU_OP_HAS_XLAT | SPU_OP_HAS_DSRC;
-        op->data_va = v->armed_va;
+        op->data_va = m->va;
         op->xlat_lat = a->xlat_lat;
         op->total_lat = a->total_lat;
-        op->issue_lat = 1;
         op->data_source = data_source(a->level);
         op->events |= 1ull << SPE_EV_L1D_ACCESS | 1ull << SPE_EV_TLB_ACCESS;
         if (a->level != MS_L1D)
@@ -403,22 +423,42 @@ static void describe(vcpu *v, const insn_desc *d, uint64_t next_pc, bool dynamic
     } else if (d->br.kind != A64_NOT_BRANCH) {
         op->op_class = SPE_CLASS_BRANCH;
         op->op_subclass = a64_branch_subclass(&d->br);
-        op->flags |= SPU_OP_HAS_TARGET;
-        bool last = d->idx + 1 == (dynamic ? v->armed_tb->n : d->idx + 1);
         uint64_t fall = d->pc + 4;
-        uint64_t target = d->br.indirect ? next_pc : d->br.target;
-        bool taken = dynamic && last ? next_pc != fall || target == fall : true;
+        bool taken = true;
+        if (known && d->br.conditional)
+            taken = next_pc != fall || d->br.target == fall;
         if (d->br.conditional && !taken)
             op->events |= 1ull << SPE_EV_NOT_TAKEN;
-        op->target = d->br.indirect && !(dynamic && last) ? 0 : target;
-        op->target_el = 0;
-        op->target_ns = true;
-        if (dynamic && last && v->armed_mispred) {
+        if (!d->br.indirect || known) {
+            op->flags |= SPU_OP_HAS_TARGET;
+            op->target = d->br.indirect ? next_pc : d->br.target;
+            op->target_el = 0;
+            op->target_ns = true;
+        }
+        if (mispred) {
             op->events |= 1ull << SPE_EV_MISPREDICTED;
             op->total_lat += opt.ms.mispredict_lat;
         }
     } else {
         op->op_class = SPE_CLASS_OTHER;
+    }
+}
+
+/* While tracing: the operations of block p, now that the next block (at next_pc) has started. */
+static void trace_block(vcpu *v, const tb_desc *p, uint64_t next_pc)
+{
+    for (uint32_t i = 0; i < p->n && v->traced < opt.trace_ops; i++) {
+        bool last = i + 1 == p->n;
+        spu_op op;
+        describe(&p->insn[i], &v->tobs[i], last ? next_pc : p->insn[i + 1].pc, true, last && v->prev_mispred, &op);
+        if (wl_trace_write_op(v->trace, &op))
+            say("vCPU %u: cannot write the trace", v->index);
+        v->traced++;
+    }
+    memset(v->tobs, 0, p->n * sizeof(mem_obs));
+    if (v->traced >= opt.trace_ops) {
+        fclose(v->trace);
+        v->trace = NULL;
     }
 }
 
@@ -429,9 +469,10 @@ static void retire_armed(vcpu *v, uint64_t next_pc)
     const tb_desc *tb = v->armed_tb;
     spu_op op;
     /* next PC of the sampled instruction: the next block's start if it ends its block */
-    describe(v, d, d->idx + 1 == tb->n ? next_pc : d->pc + 4, true, &op);
+    bool last = d->idx + 1 == tb->n;
+    describe(d, &v->armed_mem, last ? next_pc : tb->insn[d->idx + 1].pc, true, last && v->armed_mispred, &op);
     v->armed = NULL;
-    v->armed_mem = false;
+    v->armed_mem.valid = false;
     v->armed_mispred = false;
     /* Report the counted instructions and time up to the sample point. */
     uint64_t rest = tb->n - d->idx - 1;       /* after it in its block: already in v->insns */
@@ -449,7 +490,7 @@ static void retire_armed(vcpu *v, uint64_t next_pc)
         spu_skip(v->spu, k);
         i += (uint32_t)k;
         rest -= k + 1;
-        describe(v, &tb->insn[i], tb->insn[i].pc + 4, false, &op);
+        describe(&tb->insn[i], NULL, 0, false, false, &op);
         spu_retire(v->spu, &op);
         v->sampled_by_desc++;
         i++;
@@ -474,6 +515,7 @@ static void tb_exec(unsigned int idx, void *udata)
     }
     const tb_desc *p = v->prev;
     if (p) {
+        v->prev_mispred = false;
         if (p->ends_in_branch) {
             const insn_desc *b = &p->insn[p->n - 1];
             bool wrong;
@@ -485,9 +527,12 @@ static void tb_exec(unsigned int idx, void *udata)
                 wrong = false;
             if (v->armed == b)
                 v->armed_mispred = wrong;
+            v->prev_mispred = wrong;
         }
         if (v->armed)
             retire_armed(v, tb->pc);
+        if (v->trace)
+            trace_block(v, p, tb->pc);
     }
     v->prev = tb;
     v->insns += tb->n;
@@ -508,15 +553,17 @@ static void mem_access(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t va
     vcpu *v = vcpus[idx];
     if (!v || v->done)
         return;
-    if (udata == v->armed) {
+    if (udata == v->armed || v->trace) {
         memsys_access a = memsys_access_data(&v->ms, va);
-        if (!v->armed_mem) {
-            v->armed_mem = true;
-            v->armed_va = va;
-            v->armed_store = qemu_plugin_mem_is_store(info);
-            v->armed_size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
-            v->armed_acc = a;
-        }
+        const insn_desc *d = udata;
+        mem_obs *m = v->trace ? &v->tobs[d->idx] : &v->armed_mem;
+        if (udata == v->armed && !v->armed_mem.valid)
+            v->armed_mem = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info),
+                                      .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)),
+                                      .va = va, .acc = a };
+        if (v->trace && !m->valid)
+            *m = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info),
+                            .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)), .va = va, .acc = a };
     } else if (opt.cache) {
         memsys_access_data(&v->ms, va);
     }
@@ -626,6 +673,15 @@ static vcpu *vcpu_new(unsigned idx)
         say("cannot create %s: %s", v->path, strerror(errno));
         exit(1);
     }
+    if (opt.trace) {
+        char tp[PATH_MAX + 64];
+        snprintf(tp, sizeof tp, "%s/ops_vcpu%u.trc", opt.out, v->serial);
+        v->trace = fopen(tp, "w");
+        if (!v->trace || wl_trace_write_header(v->trace)) {
+            say("cannot create %s: %s", tp, strerror(errno));
+            exit(1);
+        }
+    }
     program(v);
     return v;
 }
@@ -645,6 +701,11 @@ static void vcpu_finish(vcpu *v)
         return;
     if (v->armed)
         retire_armed(v, v->armed->pc + 4);
+    if (v->trace && v->prev)
+        trace_block(v, v->prev, v->prev->insn[v->prev->n - 1].pc + 4);
+    if (v->trace)
+        fclose(v->trace);
+    v->trace = NULL;
     sync_units(v);
     for (int guard = 0; guard < 64; guard++) {       /* let sampled operations complete */
         uint64_t c = spu_cycles_to_next_event(v->spu);
@@ -854,6 +915,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     opt.stats = true;
     opt.buffer_bytes = 1024 * 1024;
     opt.cpi = 1;
+    opt.trace_ops = 1000000;
     snprintf(opt.out, sizeof opt.out, ".");
     memsys_config_default(&opt.ms);
     spu_config_default(&opt.spu);
