@@ -173,6 +173,7 @@ static void test_samples_exact_rnd0(void **state)
     assert_int_equal(num(pmu, "SAMPLE_POP"), ref);
     assert_int_equal(num(pmu, "SAMPLE_FEED"), ref / 1025);
     assert_int_equal(num(pmu, "INST_RETIRED"), ref);
+    assert_int_equal(num(pmu, "CPU_CYCLES"), ref);               /* cpi=1 */
     char path[1024];
     snprintf(path, sizeof path, "%s/spe.bin", dir);
     recs rs = decode(path);

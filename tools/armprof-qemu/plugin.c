@@ -480,6 +480,8 @@ static void retire_armed(vcpu *v, uint64_t next_pc)
     sync_units(v);
     spu_retire(v->spu, &op);
     pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, 1);
+    spu_advance(v->spu, opt.cpi);
+    pmu_advance(v->pmu, opt.cpi);
     v->insns += rest;
     v->reported += 1;
     uint64_t k = spu_ops_until_sample(v->spu);
@@ -910,6 +912,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     memset(&opt, 0, sizeof opt);
     opt.interval = 4096;
     opt.ts = true;
+    opt.rnd = true;             /* jitter: a fixed period aliases with loops whose length divides it */
     opt.cx = true;
     opt.cache = true;
     opt.stats = true;
