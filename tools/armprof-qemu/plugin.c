@@ -372,7 +372,6 @@ static void sync_units(vcpu *v)
         v->pending = 0;
     }
     uint64_t n = v->insns - v->reported;
-    /* the instructions of the block under way that follow the sample point are not yet run */
     v->reported = v->insns;
     if (n) {
         pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, n);
@@ -474,15 +473,15 @@ static void retire_armed(vcpu *v, uint64_t next_pc)
     v->armed = NULL;
     v->armed_mem.valid = false;
     v->armed_mispred = false;
-    /* Report the counted instructions and time up to the sample point. */
+    /* Report the instructions before the sample point and their time, then the sampled one. */
     uint64_t rest = tb->n - d->idx - 1;       /* after it in its block: already in v->insns */
-    v->insns -= rest;
+    v->insns -= rest + 1;
     sync_units(v);
     spu_retire(v->spu, &op);
     pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, 1);
     spu_advance(v->spu, opt.cpi);
     pmu_advance(v->pmu, opt.cpi);
-    v->insns += rest;
+    v->insns += rest + 1;
     v->reported += 1;
     uint64_t k = spu_ops_until_sample(v->spu);
     uint32_t i = d->idx + 1;
