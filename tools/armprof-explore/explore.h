@@ -194,6 +194,15 @@ typedef struct ex_run_opts {
     volatile int *stop;     /* when it becomes non-zero, no new point starts (may be NULL) */
     FILE *summary;          /* recommendation and the list of files written (may be NULL) */
     const char *vp_path;    /* armprof-vp for the platform model (sw->model) */
+    /* Slurm (slurm.c). A task runs its slice `only` into its own results file `state_path` and
+     * writes no outputs; a run without state_path first gathers OUTDIR/slurm/results/ into
+     * OUTDIR/points.jsonl. */
+    const size_t *only;     /* run only these points (NULL: every point without a result) */
+    size_t nonly;
+    const char *state_path; /* results file instead of OUTDIR/points.jsonl (NULL: that one) */
+    bool merge_only;        /* run nothing: gather results, write the outputs when none is missing */
+    size_t **plan;          /* non-NULL: set *plan (malloc'd) / *nplan to the points without a result, run nothing */
+    size_t *nplan;
 } ex_run_opts;
 
 typedef struct ex_run_stats {
@@ -206,6 +215,25 @@ typedef struct ex_run_stats {
 /* Runs every point not already in OUTDIR/points.jsonl, then writes results.csv, results.json,
  * the plots and recommendation.txt. Returns 0 when every point has a result. */
 int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, char *err, size_t errlen);
+
+/* --slurm: the sweep as one Slurm job array (sbatch --array), a task per slice of the points
+ * without a result, then a dependent merge job (or, with wait, this process) writes the outputs.
+ * Returns 0 when submitted (wait: when every point has a result and the outputs are written). */
+typedef struct ex_slurm_opts {
+    const char *sweep_path; /* the sweep file, as given */
+    const char *slurm_opt;  /* extra sbatch options, shell words (NULL: none) */
+    size_t slice;           /* points per task (0: from the point cost) */
+    bool wait;              /* wait for the array and merge here instead of a merge job */
+} ex_slurm_opts;
+int ex_slurm_submit(const ex_sweep *sw, const ex_run_opts *ro, const ex_slurm_opts *so, ex_run_stats *st,
+                    char *err, size_t errlen);
+/* Inside a Slurm array task: runs line SLURM_ARRAY_TASK_ID of task_file (point indices) into
+ * OUTDIR/slurm/results/<job>_<task>.jsonl. */
+int ex_slurm_task(const ex_sweep *sw, const ex_run_opts *ro, const char *task_file, ex_run_stats *st, char *err,
+                  size_t errlen);
+/* The points per task --slurm chooses: about a minute of work per task, at least 32 tasks when the
+ * sweep has that many points, at most 1000 tasks. */
+size_t ex_slurm_slice(const ex_sweep *sw, size_t npoints);
 
 /* Writes the tables, plots and recommendation from per-point results (all present). */
 int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdir, bool plots,
