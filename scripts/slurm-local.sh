@@ -35,7 +35,7 @@ kill_pidfile() {
   pid=$(cat "$f" 2>/dev/null || true)
   if [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$name" ]; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do
+    for _ in $(seq 20); do
       [ -d "/proc/$pid" ] || break
       sleep 0.1
     done
@@ -48,13 +48,17 @@ stop() {
   kill_pidfile "$DIR/slurmd.pid" slurmd
   kill_pidfile "$DIR/slurmctld.pid" slurmctld
   kill_pidfile "$DIR/munged.pid" munged
-  # Steps left behind by the killed slurmd (their parent is gone): only those of this cluster.
-  if [ -d "$DIR" ]; then
-    for p in /proc/[0-9]*; do
-      [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
-      tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$CONF" && kill -KILL "${p#/proc/}" 2>/dev/null || true
-    done
-  fi
+  # Daemons of this folder whose pid files are gone (a folder removed by hand), and steps left
+  # behind by the killed slurmd: only processes started for this cluster (its folder in their
+  # command line or SLURM_CONF), never others of the same name.
+  for p in /proc/[0-9]*; do
+    case "$(cat "$p/comm" 2>/dev/null)" in
+      munged | slurmctld | slurmd)
+        tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$DIR/" && kill -KILL "${p#/proc/}" 2>/dev/null ;;
+      slurmstepd)
+        tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$CONF" && kill -KILL "${p#/proc/}" 2>/dev/null ;;
+    esac
+  done
   rm -rf "$DIR"
 }
 
@@ -75,7 +79,7 @@ start() {
     port_busy "$p" && die "port $p is in use (another Slurm daemon?); set ARMPROF_SLURM_PORT to another port"
   done
   mkdir -p "$DIR/munge" "$DIR/state" "$DIR/spool"
-  chmod 0700 "$DIR" "$DIR/munge"
+  chmod 0755 "$DIR" "$DIR/munge"
   # munge: a fresh key and a socket of our own, so the system's munged (if any) is not involved.
   dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 status=none
   chmod 0400 "$DIR/munge/munge.key"
