@@ -178,6 +178,10 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
  * Safe from several threads at once. Returns 0, or -1 with a message. */
 int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
                           ex_result *res, char *err, size_t errlen);
+/* Platform points run through a fork server per worker thread (armprof-vp --serve: loaded once, a
+ * child forked per point before elaboration) unless turned off here or by ARMPROF_EXPLORE_SPAWN=1
+ * (then one armprof-vp process is spawned per point). The results are the same either way. */
+void ex_platform_fork_server(bool on);
 /* The scenario armprof-vp gets for a point, as YAML text (malloc'd; NULL when out of memory). */
 char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg);
 /* The armprof-vp next to the running program (/proc/self/exe), or NULL. Static storage. */
