@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         }
         ro.vp_path = vp;
         if (ro.progress && !slurm_task)
-            fprintf(stderr, "armprof-explore: platform model: %s, one process per point\n", vp);
+            fprintf(stderr, "armprof-explore: platform model: %s, a child forked per point\n", vp);
     } else if (ro.progress && sw.ignored[0]) {
         fprintf(stderr, "armprof-explore: the C-level model ignores the platform's %s\n", sw.ignored);
     }
