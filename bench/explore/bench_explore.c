@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "explore.h"
@@ -49,10 +51,24 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Points per second of one platform sweep on `jobs` workers; fork: through armprof-vp --serve. */
-static int platform_round(const ex_sweep *sw, const char *dir, const char *vp, unsigned jobs, bool fork, double *rate)
+/* CPU seconds of this process and every descendant waited for (the servers reap their children,
+ * and the servers are reaped when their worker ends). */
+static double cpu_s(void)
+{
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+           1e-6 * (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec);
+}
+
+/* Points per second of one platform sweep on `jobs` workers (and host CPU seconds per point);
+ * fork: through armprof-vp --serve. */
+static int platform_round(const ex_sweep *sw, const char *dir, const char *vp, unsigned jobs, bool fork, double *rate,
+                          double *cpu)
 {
     char err[1024];
+    double c0 = cpu_s();
     ex_platform_fork_server(fork);
     ex_run_opts ro = { .outdir = dir, .jobs = jobs, .fresh = true, .plots = false, .vp_path = vp };
     ex_run_stats st;
@@ -61,6 +77,7 @@ static int platform_round(const ex_sweep *sw, const char *dir, const char *vp, u
         return 1;
     }
     *rate = (double)st.ran / st.wall_seconds;
+    *cpu = (cpu_s() - c0) / (double)st.ran;
     return 0;
 }
 
@@ -82,29 +99,38 @@ static int bench_platform(const char *dir, double c_rate1)
         fprintf(stderr, "bench-explore: %s\n", err);
         return 1;
     }
-    enum { ROUNDS = 9 };
+    enum { ROUNDS = 15 };
     printf("armprof-explore sweep throughput (platform model, %zu points of 1 M operations; fork server vs a "
            "process spawned per point, %d alternating rounds)\n", sw.npoints, ROUNDS);
     for (unsigned jobs = 1; jobs <= 2; jobs++) {
-        double ratio[ROUNDS], fk[ROUNDS], sp[ROUNDS];
-        double warm;
-        if (platform_round(&sw, dir, vp, jobs, true, &warm)) /* warm the page cache and the servers' start */
+        double ratio[ROUNDS], fk[ROUNDS], sp[ROUNDS], cfk[ROUNDS], csp[ROUNDS], cratio[ROUNDS];
+        double warm, wc;
+        if (platform_round(&sw, dir, vp, jobs, true, &warm, &wc)) /* warm the page cache */
             return 1;
         for (int r = 0; r < ROUNDS; r++) {
             /* A B, then B A: neither side always runs first. */
             bool fork_first = (r & 1) == 0;
-            if (platform_round(&sw, dir, vp, jobs, fork_first, fork_first ? &fk[r] : &sp[r]) ||
-                platform_round(&sw, dir, vp, jobs, !fork_first, fork_first ? &sp[r] : &fk[r]))
+            if (platform_round(&sw, dir, vp, jobs, fork_first, fork_first ? &fk[r] : &sp[r],
+                               fork_first ? &cfk[r] : &csp[r]) ||
+                platform_round(&sw, dir, vp, jobs, !fork_first, fork_first ? &sp[r] : &fk[r],
+                               fork_first ? &csp[r] : &cfk[r]))
                 return 1;
             ratio[r] = fk[r] / sp[r];
+            cratio[r] = csp[r] / cfk[r];
         }
         qsort(ratio, ROUNDS, sizeof(double), cmp_double);
+        qsort(cratio, ROUNDS, sizeof(double), cmp_double);
+        qsort(cfk, ROUNDS, sizeof(double), cmp_double);
+        qsort(csp, ROUNDS, sizeof(double), cmp_double);
         qsort(fk, ROUNDS, sizeof(double), cmp_double);
         qsort(sp, ROUNDS, sizeof(double), cmp_double);
         printf("  %u worker%s  fork server %6.1f points/s, spawned %6.1f points/s (medians)\n", jobs,
                jobs > 1 ? "s" : " ", fk[ROUNDS / 2], sp[ROUNDS / 2]);
         printf("  %u worker%s  fork server / spawned: min %.2fx  median %.2fx  max %.2fx   (target >= 2x)\n", jobs,
                jobs > 1 ? "s" : " ", ratio[0], ratio[ROUNDS / 2], ratio[ROUNDS - 1]);
+        printf("  %u worker%s  host CPU per point: fork server %.2f ms, spawned %.2f ms (medians); spawned / fork "
+               "server: min %.2fx  median %.2fx  max %.2fx\n", jobs, jobs > 1 ? "s" : " ", 1e3 * cfk[ROUNDS / 2],
+               1e3 * csp[ROUNDS / 2], cratio[0], cratio[ROUNDS / 2], cratio[ROUNDS - 1]);
         if (jobs == 1 && c_rate1 > 0)
             printf("  platform point (1 M ops, fork server) vs C-level point (12 M ops), 1 worker: %.2fx the "
                    "points/s\n", fk[ROUNDS / 2] / c_rate1);
