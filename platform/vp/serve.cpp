@@ -24,6 +24,17 @@ int vp_serve(int *argc, char ***argv);
 namespace {
 std::vector<std::string> g_args; // the child's arguments (live as long as the process)
 std::vector<char *> g_argv;
+
+// A child ends as soon as its run has returned: its output flushed, the process's teardown
+// (static destructors, the SystemC kernel's) skipped, since nothing of it outlives the child.
+// So whatever a run writes must be closed before sc_main returns (main.cpp closes its files).
+void child_exit(int status, void *)
+{
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    _exit(status);
+}
 } // namespace
 
 // Returns the server's exit status (>= 0) in the server, or -1 in a child whose *argc / *argv
@@ -74,6 +85,7 @@ int vp_serve(int *argc, char ***argv)
             g_argv.push_back(nullptr);
             *argc = (int)g_args.size();
             *argv = g_argv.data();
+            on_exit(child_exit, nullptr);
             return -1;
         }
         int status = 0;
