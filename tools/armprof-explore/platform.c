@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -328,18 +329,21 @@ typedef struct vp_server {
 static pthread_key_t server_key;
 static pthread_once_t server_once = PTHREAD_ONCE_INIT;
 
-static void server_close(vp_server *v)
+/* Returns the signal that ended the server (0: it exited). */
+static int server_close(vp_server *v)
 {
     if (v->fd > 0)
         close(v->fd); /* end of input: the server exits */
     if (v->from)
         fclose(v->from);
+    int st = 0;
     if (v->pid > 0)
-        while (waitpid(v->pid, NULL, 0) < 0 && errno == EINTR)
+        while (waitpid(v->pid, &st, 0) < 0 && errno == EINTR)
             ;
     v->fd = -1;
     v->from = NULL;
     v->pid = 0;
+    return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 }
 
 static void server_free(void *p)
@@ -402,7 +406,9 @@ static int server_start(vp_server *v, const char *vp_path)
 }
 
 /* One run through this thread's server: 0 with the child's wait status, -1 when the server
- * is unusable (it is closed; the caller may retry once with a new one). */
+ * is unusable (it is closed; the caller may retry once with a new one), or the signal that
+ * stopped it (SIGINT, SIGTERM, SIGHUP: Ctrl-C reaches the whole process group) when the point
+ * must not be run again. */
 static int server_run(vp_server *v, const char *vp_path, const char *log, const char *scen, const char *dir,
                       int *status)
 {
@@ -429,8 +435,8 @@ static int server_run(vp_server *v, const char *vp_path, const char *log, const 
             return 0;
         }
     }
-    server_close(v); /* the server died */
-    return -1;
+    int sig = server_close(v); /* the server died */
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ? sig : -1;
 }
 
 static bool fork_server_on(void)
@@ -484,9 +490,14 @@ int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const cha
                 v = NULL;
             }
         }
-        if (v)
-            served = server_run(v, vp_path, log, scen, dir, &status) == 0 ||
-                     server_run(v, vp_path, log, scen, dir, &status) == 0;
+        int r = v ? server_run(v, vp_path, log, scen, dir, &status) : -1;
+        if (v && r == -1)
+            r = server_run(v, vp_path, log, scen, dir, &status);
+        if (r > 0) {
+            snprintf(err, errlen, "armprof-vp server stopped by signal %d (kept %s)", r, dir);
+            return -1;
+        }
+        served = r == 0;
     }
     if (!served) {
         posix_spawn_file_actions_t fa;
