@@ -346,7 +346,11 @@ int ex_slurm_submit(const ex_sweep *sw, const ex_run_opts *ro, const ex_slurm_op
     job[strspn(job, "0123456789")] = '\0';
     if (rc != 0 || !job[0]) {
         free(cmd);
-        snprintf(err, errlen, "sbatch failed (exit status %d; Slurm's message is above): nothing submitted", rc);
+        if (rc == 127)
+            snprintf(err, errlen, "sbatch not found: put the cluster's Slurm commands (sbatch, squeue) on the PATH "
+                     "(Debian: slurm-client); nothing submitted");
+        else
+            snprintf(err, errlen, "sbatch failed (exit status %d; Slurm's message is above): nothing submitted", rc);
         return -1;
     }
     if (!so->wait) {
