@@ -38,10 +38,15 @@ armprof_err PmuModule::reg_write(uint32_t enc, uint64_t val) { return pmu_reg_wr
 
 void PmuModule::advance_to(const sc_time &t)
 {
-    uint64_t target = (uint64_t)(t.value() / period_.value());
+    uint64_t target = t.value() / period_.value(); // integer time: SystemC ticks / ticks per cycle
     uint64_t now = pmu_now(pmu_);
     if (target > now)
         pmu_advance(pmu_, target - now);
+}
+
+sc_time PmuModule::model_time() const
+{
+    return sc_time::from_value(pmu_now(pmu_) * period_.value());
 }
 
 void PmuModule::flush_irq()
@@ -52,14 +57,22 @@ void PmuModule::flush_irq()
     }
 }
 
+// The one next thing the model cannot know it has reached unless woken: a Capture event
+// completing, or a counter of cycles overflowing (PMOVSSET_EL0, PMUIRQ). Nothing else needs a
+// wake: events arrive by calls, and pmu_advance() between them is O(1).
 void PmuModule::reschedule()
 {
     uint64_t c = pmu_cycles_to_next_event(pmu_);
+    uint64_t o = pmu_cycles_to_overflow(pmu_);
+    if (o < c)
+        c = o;
     if (c == UINT64_MAX)
         return;
-    sc_time at = period_ * (double)(pmu_now(pmu_) + (c ? c : 1));
-    sc_time now = sc_time_stamp();
-    wake_.notify(at > now ? at - now : SC_ZERO_TIME);
+    uint64_t per = period_.value(), cyc = pmu_now(pmu_) + (c ? c : 1);
+    if (cyc < pmu_now(pmu_) || cyc > UINT64_MAX / per)
+        return; // beyond the end of SystemC time (a 64-bit counter's overflow)
+    uint64_t at = cyc * per, now = sc_time_stamp().value();
+    wake_.notify(at > now ? sc_time::from_value(at - now) : SC_ZERO_TIME);
 }
 
 void PmuModule::on_wake()

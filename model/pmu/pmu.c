@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pmu.c: PMU event counters and PMU snapshot Capture events (Arm ARM D13.9, FEAT_PMUv3_SS). */
 #include "armprof/pmu.h"
+#include "pmu/pmu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,27 @@ struct pmu {
     void *sample_user;
     pmu_brbe_freeze_fn brbe_fn;
     void *brbe_user;
+    /*
+     * Derived state, so that counting an event or advancing time costs a few instructions:
+     * recomputed by reconfigure() whenever an input of CountPMUEvents() changes (a register
+     * write, the PE context, the SPE freeze level, reset, restore), never on the counting path.
+     */
+    uint64_t count_mask;       /* counters for which CountPMUEvents() is TRUE: <n>, C (31), F0 (32) */
+    uint64_t cycle_mask;       /* counters that count cycles: C and EVTCOUNT == CPU_CYCLES */
+    struct {
+        uint16_t event;
+        uint64_t mask;
+    } evmap[PMU_MAX_COUNTERS + 1]; /* each event counted now -> the counters counting it */
+    unsigned n_evmap;
+    /*
+     * Lazy time: `now` runs ahead, the counters counting cycles hold their value as of
+     * `settled`. They are settled before anything reads them or changes what counts, and when
+     * `due` cycles after `settled` one of them overflows, so every overflow flag (and PMUIRQ)
+     * is set in the same pmu_advance() call as when each cycle was applied at once.
+     */
+    uint64_t settled;
+    uint64_t due;              /* UINT64_MAX: no counter counting cycles can overflow */
+    bool reference;            /* pmu_set_reference_mode(): no caches, no lazy time */
 };
 
 static bool is_evcntr(unsigned s) { return s >= S_EVCNTR0 && s < S_EVCNTR0 + PMU_MAX_COUNTERS; }
@@ -276,42 +298,170 @@ static void update_irq(pmu_t *p)
     }
 }
 
-/* Add n to counter idx; set its overflow flag on unsigned overflow at 32 or 64 bits. */
-static void counter_add(pmu_t *p, unsigned idx, uint64_t n)
+/* Counter idx's slot, whether it overflows at bit 63 (else at bit 31), whether it has 64 bits. */
+static void counter_geometry(const pmu_t *p, unsigned idx, unsigned *slot, bool *wide, bool *keep64)
 {
     uint64_t pmcr = p->vals[S_PMCR];
-    unsigned slot;
-    bool wide; /* overflow at bit 63 (else at bit 31) */
-    bool keep64 = true;
+    *keep64 = true;
     if (idx == PMU_CYCLE_COUNTER_ID) {
-        slot = S_CCNTR;
-        wide = pmcr & PMCR_LC;
+        *slot = S_CCNTR;
+        *wide = pmcr & PMCR_LC;
     } else if (idx == PMU_INSTRUCTION_COUNTER_ID) {
-        slot = S_ICNTR;
-        wide = true; /* the Effective value of PMCR_EL0.LP is 1 for PMICNTR_EL0 */
+        *slot = S_ICNTR;
+        *wide = true; /* the Effective value of PMCR_EL0.LP is 1 for PMICNTR_EL0 */
     } else {
-        slot = S_EVCNTR0 + idx;
-        keep64 = p->cfg.feat_pmuv3p5;
-        wide = keep64 && (pmcr & PMCR_LP);
+        *slot = S_EVCNTR0 + idx;
+        *keep64 = p->cfg.feat_pmuv3p5;
+        *wide = *keep64 && (pmcr & PMCR_LP);
     }
+}
+
+/* Add n to counter idx; set its overflow flag on unsigned overflow at 32 or 64 bits (true). */
+static bool counter_add(pmu_t *p, unsigned idx, uint64_t n)
+{
+    unsigned slot;
+    bool wide, keep64;
+    counter_geometry(p, idx, &slot, &wide, &keep64);
     uint64_t old = p->vals[slot];
     uint64_t nv = old + n;
     bool ovf = wide ? nv < old : n > 0xFFFFFFFFull - (old & 0xFFFFFFFFull);
     p->vals[slot] = keep64 ? nv : (nv & 0xFFFFFFFFull);
     if (ovf)
         p->vals[S_OVSSET] |= AP_BIT(idx);
+    return ovf;
 }
 
-static void count_event(pmu_t *p, uint16_t event, uint64_t n)
+/* ----- Cached enables and lazy time ------------------------------------------------------- */
+
+/* CountPMUEvents() of every implemented counter, as a counter mask. */
+static uint64_t compute_count_mask(const pmu_t *p)
+{
+    uint64_t m = 0;
+    for (unsigned i = 0; i < p->cfg.num_counters; i++)
+        if (count_enabled(p, i))
+            m |= AP_BIT(i);
+    if (count_enabled(p, PMU_CYCLE_COUNTER_ID))
+        m |= CNT_C;
+    if (p->cfg.feat_pmuv3_icntr && count_enabled(p, PMU_INSTRUCTION_COUNTER_ID))
+        m |= CNT_F0;
+    return m;
+}
+
+static uint64_t compute_cycle_mask(const pmu_t *p)
+{
+    uint64_t m = CNT_C;
+    for (unsigned i = 0; i < p->cfg.num_counters; i++)
+        if (ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == PMU_EV_CPU_CYCLES)
+            m |= AP_BIT(i);
+    return m;
+}
+
+/* The counters that count now; in reference mode evaluated afresh on every call. */
+static uint64_t counting(const pmu_t *p)
+{
+    return p->reference ? compute_count_mask(p) : p->count_mask;
+}
+
+static uint64_t counting_cycles(const pmu_t *p)
+{
+    return p->reference ? compute_count_mask(p) & compute_cycle_mask(p)
+                        : p->count_mask & p->cycle_mask;
+}
+
+/* Increments until counter idx sets its overflow flag (at bit 31 or 63), saturated. */
+static uint64_t overflow_distance(const pmu_t *p, unsigned idx)
+{
+    unsigned slot;
+    bool wide, keep64;
+    counter_geometry(p, idx, &slot, &wide, &keep64);
+    uint64_t v = p->vals[slot];
+    if (wide)
+        return v ? 0 - v : UINT64_MAX;
+    return 0x100000000ull - (v & 0xFFFFFFFFull);
+}
+
+static void update_due(pmu_t *p)
+{
+    uint64_t d = UINT64_MAX;
+    for (uint64_t m = counting_cycles(p); m; m &= m - 1) {
+        uint64_t x = overflow_distance(p, (unsigned)__builtin_ctzll(m));
+        if (x < d)
+            d = x;
+    }
+    p->due = d;
+}
+
+/* Apply the pending cycles to PMCCNTR_EL0 and the counters of CPU_CYCLES. */
+static void settle(pmu_t *p)
+{
+    uint64_t n = p->now - p->settled;
+    if (!n)
+        return;
+    p->settled = p->now;
+    for (uint64_t m = counting_cycles(p); m; m &= m - 1)
+        counter_add(p, (unsigned)__builtin_ctzll(m), n);
+    update_due(p);
+}
+
+/* After an input of CountPMUEvents() changed (the caller settled before the change). */
+static void evmap_add(pmu_t *p, uint16_t event, unsigned idx)
+{
+    unsigned k = 0;
+    while (k < p->n_evmap && p->evmap[k].event != event)
+        k++;
+    if (k == p->n_evmap) {
+        p->evmap[k].event = event;
+        p->evmap[k].mask = 0;
+        p->n_evmap++;
+    }
+    p->evmap[k].mask |= AP_BIT(idx);
+}
+
+static void reconfigure(pmu_t *p)
+{
+    p->count_mask = compute_count_mask(p);
+    p->cycle_mask = compute_cycle_mask(p);
+    p->n_evmap = 0;
+    for (uint64_t m = p->count_mask & AP_GENMASK(30, 0); m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        evmap_add(p, (uint16_t)ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]), i);
+    }
+    if (p->count_mask & CNT_F0)
+        evmap_add(p, PMU_EV_INST_RETIRED, PMU_INSTRUCTION_COUNTER_ID);
+    update_due(p);
+}
+
+/* The counters that count `event` now (CountPMUEvents and EVTCOUNT; F0 for INST_RETIRED). */
+static uint64_t counters_of(const pmu_t *p, uint16_t event)
+{
+    if (p->reference) {
+        uint64_t on = compute_count_mask(p), m = 0;
+        for (unsigned i = 0; i < p->cfg.num_counters; i++)
+            if ((on & AP_BIT(i)) && ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == event)
+                m |= AP_BIT(i);
+        if (event == PMU_EV_INST_RETIRED)
+            m |= on & CNT_F0;
+        return m;
+    }
+    for (unsigned k = 0; k < p->n_evmap; k++)
+        if (p->evmap[k].event == event)
+            return p->evmap[k].mask;
+    return 0;
+}
+
+/* True when an overflow flag was set. */
+static bool count_event(pmu_t *p, uint16_t event, uint64_t n)
 {
     if (n == 0)
-        return;
-    for (unsigned i = 0; i < p->cfg.num_counters; i++)
-        if (ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == event && count_enabled(p, i))
-            counter_add(p, i, n);
-    if (p->cfg.feat_pmuv3_icntr && event == PMU_EV_INST_RETIRED &&
-        count_enabled(p, PMU_INSTRUCTION_COUNTER_ID))
-        counter_add(p, PMU_INSTRUCTION_COUNTER_ID, n);
+        return false;
+    if (event == PMU_EV_CPU_CYCLES)
+        settle(p); /* pending cycles first, so that an overflow is flagged where it was */
+    bool ovf = false;
+    for (uint64_t m = counters_of(p, event); m; m &= m - 1)
+        ovf |= counter_add(p, (unsigned)__builtin_ctzll(m), n);
+    if (event == PMU_EV_CPU_CYCLES)
+        update_due(p);
+    return ovf;
 }
 
 void pmu_count_event(pmu_t *p, uint16_t event, uint64_t n)
@@ -319,8 +469,8 @@ void pmu_count_event(pmu_t *p, uint16_t event, uint64_t n)
     if (!p)
         return;
     p->stats.events_in += n;
-    count_event(p, event, n);
-    update_irq(p);
+    if (count_event(p, event, n))
+        update_irq(p); /* PMUIRQ changes only with a new overflow flag */
 }
 
 /* ----- Capture events (RSCLCQ, RYWLFL, RTSYTY) --------------------------------------------- */
@@ -451,6 +601,7 @@ static void pcs_take(pmu_t *p, bool valid)
 /* PMUCaptureEvent(), run when the Capture event completes. */
 static void capture_complete(pmu_t *p)
 {
+    settle(p); /* the counters as they are at the completing cycle */
     p->capture_pending = false;
     p->capture_remaining = 0;
     if (pmu_capture_state_now(p) != PMU_CAPTURE_ALLOWED) {
@@ -606,7 +757,7 @@ static void postwrite_swinc(void *unit, const ap_regdef *r, uint64_t old, uint64
     for (unsigned i = 0; i < p->cfg.num_counters; i++)
         if ((v & AP_BIT(i)) &&
             ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == PMU_EV_SW_INCR &&
-            count_enabled(p, i))
+            (counting(p) & AP_BIT(i)))
             counter_add(p, i, 1);
     p->vals[S_SWINC] = 0;
 }
@@ -705,6 +856,7 @@ static uint64_t reset_value(const pmu_t *p, const ap_regdef *r)
 
 static void do_reset(pmu_t *p, bool cold)
 {
+    settle(p); /* counters that keep their value over a Warm reset count up to it */
     ap_reg_reset(&p->rf, cold);
     for (size_t i = 0; i < PMU_NREGS; i++)
         p->vals[pmu_regdefs[i].slot] = (pmu_regdefs[i].flags & AP_REG_NORESET) && !cold
@@ -720,6 +872,7 @@ static void do_reset(pmu_t *p, bool cold)
     p->pcsctl = p->cfg.feat_pcsr && p->cfg.pcsr_en_imp ? PMU_PMPCSCTL_IMP : 0;
     p->pcs_suspended = !p->cfg.pcsr_active_at_reset;
     p->pcs_first = false;
+    reconfigure(p);
     update_irq(p);
 }
 
@@ -819,7 +972,10 @@ armprof_err pmu_set_pe_context(pmu_t *p, const armprof_pe_ctx *ctx)
 {
     if (!p || !ctx || ctx->el > 3)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     p->ctx = *ctx;
+    reconfigure(p);
+    update_irq(p);
     return ARMPROF_OK;
 }
 
@@ -853,6 +1009,7 @@ armprof_err pmu_reg_read(pmu_t *p, uint32_t enc, uint64_t *val)
 {
     if (!p || !val)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     const ap_regdef *r = ap_reg_find(&p->rf, enc);
     if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
         armprof_err e = pmu_check(p, r, false);
@@ -868,6 +1025,7 @@ armprof_err pmu_reg_write(pmu_t *p, uint32_t enc, uint64_t val)
 {
     if (!p)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     const ap_regdef *r = ap_reg_find(&p->rf, enc);
     if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
         armprof_err e = pmu_check(p, r, true);
@@ -877,8 +1035,10 @@ armprof_err pmu_reg_write(pmu_t *p, uint32_t enc, uint64_t val)
             return e;
     }
     armprof_err e = ap_reg_write(&p->rf, enc, val);
-    if (e == ARMPROF_OK)
+    if (e == ARMPROF_OK) {
+        reconfigure(p); /* PMCR_EL0, PMCNTEN*, PMEVTYPER*, filters, counter values */
         update_irq(p);
+    }
     return e;
 }
 
@@ -886,6 +1046,8 @@ armprof_err pmu_reg_peek(const pmu_t *p, uint32_t enc, uint64_t *val)
 {
     if (!p || !val)
         return ARMPROF_ERR_INVAL;
+    /* Settling pending cycles changes no observable state: the counters read as if settled. */
+    settle((pmu_t *)p);
     armprof_err e = redirect(p, &enc);
     if (e != ARMPROF_OK)
         return e;
@@ -936,14 +1098,6 @@ armprof_err pmu_reg_info_at(const pmu_t *p, size_t index, pmu_reg_info *info)
 
 /* ----- Time, freeze, observation ----------------------------------------------------------- */
 
-static void tick(pmu_t *p, uint64_t cycles)
-{
-    if (count_enabled(p, PMU_CYCLE_COUNTER_ID))
-        counter_add(p, PMU_CYCLE_COUNTER_ID, cycles);
-    count_event(p, PMU_EV_CPU_CYCLES, cycles);
-    p->now += cycles;
-}
-
 void pmu_advance(pmu_t *p, uint64_t cycles)
 {
     if (!p)
@@ -952,8 +1106,10 @@ void pmu_advance(pmu_t *p, uint64_t cycles)
         uint64_t step = cycles;
         if (p->capture_pending && p->capture_remaining < step)
             step = p->capture_remaining;
-        tick(p, step);
+        p->now += step;
         cycles -= step;
+        if (p->reference || p->now - p->settled >= p->due)
+            settle(p); /* an overflow is due in this step */
         if (p->capture_pending) {
             p->capture_remaining -= step;
             if (p->capture_remaining == 0)
@@ -966,6 +1122,20 @@ void pmu_advance(pmu_t *p, uint64_t cycles)
 uint64_t pmu_cycles_to_next_event(const pmu_t *p)
 {
     return p->capture_pending ? p->capture_remaining : UINT64_MAX;
+}
+
+uint64_t pmu_cycles_to_overflow(const pmu_t *p)
+{
+    if (p->due == UINT64_MAX)
+        return UINT64_MAX;
+    return p->due - (p->now - p->settled);
+}
+
+void pmu_set_reference_mode(pmu_t *p, bool on)
+{
+    settle(p);
+    p->reference = on;
+    reconfigure(p);
 }
 
 uint64_t pmu_now(const pmu_t *p) { return p->now; }
@@ -1122,7 +1292,14 @@ void pmu_freeze_sink(void *pmu)
     pmu_set_spe_freeze(p, true);
 }
 
-void pmu_set_spe_freeze(pmu_t *p, bool stopped) { p->spe_stopped = stopped; }
+void pmu_set_spe_freeze(pmu_t *p, bool stopped)
+{
+    if (p->spe_stopped == stopped)
+        return;
+    settle(p);
+    p->spe_stopped = stopped;
+    reconfigure(p);
+}
 
 bool pmu_spe_frozen(const pmu_t *p)
 {
@@ -1151,6 +1328,7 @@ armprof_err pmu_save(const pmu_t *p, uint8_t *buf, size_t cap, size_t *len)
 {
     if (!p || !len)
         return ARMPROF_ERR_INVAL;
+    settle((pmu_t *)p); /* the state holds settled counters; no observable change */
     ap_state_writer w;
     ap_state_begin(&w, buf, cap, PMU_STATE_TAG, PMU_STATE_VERSION, cfg_hash(&p->cfg));
     for (unsigned i = 0; i < S__COUNT; i++)
@@ -1250,6 +1428,8 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     p->sample = tmp.sample;
     p->auth = tmp.auth;
     p->irq = old_irq;
+    p->settled = p->now;
+    reconfigure(p);
     update_irq(p); /* drive the output to the restored level */
     return ARMPROF_OK;
 }

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench_vp.c: armprof-vp records per host second against the bare SPU model on the same workload (interval 256), and 32 PEs against one, in alternating rounds. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spe_run.h"
+
+/*
+ * Yardstick of the rate ratio: the bare SPU model driven by spe_run() (the loop of armprof-run)
+ * in this process: the same synthetic workload generator, SPU configuration defaults, interval
+ * 256 with RND, 64 KiB buffer serviced as arm_spe_pmu does after 2000 cycles, into flat memory,
+ * with no PMU, no SystemC, no bus or SMMU. The subject: armprof-vp (one PE, its PMU counting the
+ * SPE events and CPU_CYCLES, SMMU, bus, DMI, quantum keeper) on the same workload and interval,
+ * as a child process; its rate is records_written / host_seconds from its summary.json (the
+ * simulation, without process start-up). Rounds alternate yardstick and subject.
+ */
+
+static const char *vp_path;
+static char tmpdir[] = "/tmp/bench-vp-XXXXXX";
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void min_med_max(double *v, int n, double *mn, double *med, double *mx)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *mn = v[0];
+    *mx = v[n - 1];
+    *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Sum of every `"key": number` in the text (one per PE for records_written). */
+static double json_sum(const char *text, const char *key, int *found)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    double sum = 0;
+    *found = 0;
+    for (const char *s = strstr(text, pat); s; s = strstr(s + 1, pat)) {
+        sum += strtod(s + strlen(pat), NULL);
+        (*found)++;
+    }
+    return sum;
+}
+
+/* Runs armprof-vp on a scenario of `pes` PEs, `ops` operations each, interval 256; returns its
+ * host_seconds and (in *records) the records written by all PEs. Exits on any failure. */
+static double run_vp(unsigned pes, unsigned long long ops, double *records)
+{
+    char yaml[256], out[256], summary[300];
+    snprintf(yaml, sizeof yaml, "%s/scenario.yaml", tmpdir);
+    snprintf(out, sizeof out, "%s/out", tmpdir);
+    snprintf(summary, sizeof summary, "%s/summary.json", out);
+    FILE *f = fopen(yaml, "w");
+    if (!f) {
+        perror(yaml);
+        exit(1);
+    }
+    fprintf(f, "name: bench-vp\npes: %u\nops: %llu\nseed: 1\nspe:\n  interval: 256\n", pes, ops);
+    fclose(f);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execl(vp_path, vp_path, yaml, "--out", out, "--quiet", (char *)NULL);
+        perror(vp_path);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench-vp: %s %s failed (status %d)\n", vp_path, yaml, status);
+        exit(1);
+    }
+    f = fopen(summary, "r");
+    if (!f) {
+        perror(summary);
+        exit(1);
+    }
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    int found = 0;
+    double host = json_sum(text, "host_seconds", &found);
+    if (found != 1) {
+        fprintf(stderr, "bench-vp: no host_seconds in %s\n", summary);
+        exit(1);
+    }
+    *records = json_sum(text, "records_written", &found);
+    if (found != (int)pes || host <= 0) {
+        fprintf(stderr, "bench-vp: %s: %d records_written entries for %u PEs\n", summary, found, pes);
+        exit(1);
+    }
+    return host;
+}
+
+static double run_bare(unsigned long long ops, double *records)
+{
+    spe_run_opts o;
+    spe_run_opts_default(&o);
+    o.ops = ops;
+    o.interval = 256;
+    spe_run_result r;
+    if (spe_run(&o, &r) != 0 || r.host_seconds <= 0) {
+        fprintf(stderr, "bench-vp: bare SPU run failed: %s\n", r.error_text);
+        exit(1);
+    }
+    *records = (double)r.st.records_written;
+    return r.host_seconds;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench-vp [--rounds N] [--ops N] [--pe-ops N] [--vp PATH]\n"
+                    "  --ops N     operations of the rate comparison (default 100000000)\n"
+                    "  --pe-ops N  operations per PE of the 32-PE comparison (default 5000000)\n"
+                    "  --vp PATH   armprof-vp to measure (default: beside this program)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = 5;
+    unsigned long long ops = 100000000ull, pe_ops = 5000000ull;
+    static char self_dir[4096];
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0)
+            rounds = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--ops") == 0)
+            ops = strtoull(argv[++i], NULL, 0);
+        else if (i + 1 < argc && strcmp(argv[i], "--pe-ops") == 0)
+            pe_ops = strtoull(argv[++i], NULL, 0);
+        else if (i + 1 < argc && strcmp(argv[i], "--vp") == 0)
+            vp_path = argv[++i];
+        else
+            usage();
+    }
+    if (rounds < 1 || rounds > 100 || ops == 0 || pe_ops == 0)
+        usage();
+    if (!vp_path) {
+        ssize_t n = readlink("/proc/self/exe", self_dir, sizeof self_dir - 32);
+        if (n <= 0) {
+            perror("/proc/self/exe");
+            return 1;
+        }
+        self_dir[n] = 0;
+        char *slash = strrchr(self_dir, '/');
+        strcpy(slash ? slash + 1 : self_dir, "armprof-vp");
+        vp_path = self_dir;
+    }
+    if (access(vp_path, X_OK) != 0) {
+        fprintf(stderr, "bench-vp: %s: not an executable (build armprof-vp, or pass --vp)\n", vp_path);
+        return 1;
+    }
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+
+    /* 1. Records per host second, one PE, interval 256: armprof-vp / bare SPU model. */
+    double ratio[100], bare_rate[100], vp_rate[100];
+    double bare_recs = 0, vp_recs = 0;
+    for (int r = 0; r < rounds; r++) {
+        double tb = run_bare(ops, &bare_recs);
+        double tv = run_vp(1, ops, &vp_recs);
+        bare_rate[r] = bare_recs / tb;
+        vp_rate[r] = vp_recs / tv;
+        ratio[r] = vp_rate[r] / bare_rate[r];
+    }
+    double mn, med, mx, b_med, v_med, d0, d1;
+    min_med_max(ratio, rounds, &mn, &med, &mx);
+    min_med_max(bare_rate, rounds, &d0, &b_med, &d1);
+    min_med_max(vp_rate, rounds, &d0, &v_med, &d1);
+    printf("records per host second, interval 256, %llu operations, %d alternating rounds:\n", ops, rounds);
+    printf("  yardstick: bare SPU model (spe_run, armprof-run's loop: same workload generator, SPU\n"
+           "             defaults, buffer and service; flat memory, no PMU, no SystemC): %.0f records, %.2f M/s median\n",
+           bare_recs, b_med / 1e6);
+    printf("  armprof-vp (1 PE, PMU counting, SMMU, bus, DMI, quantum keeper): %.0f records, %.2f M/s median\n",
+           vp_recs, v_med / 1e6);
+    printf("  ratio vp/bare: min %.3f  median %.3f  max %.3f   (target >= 0.3)\n", mn, med, mx);
+
+    /*
+     * 2. 32 PEs against one. One PE running 32x the operations stands for 32 runs of one PE
+     * (its time is linear in the operations), so that both sides do the same work, last long
+     * enough to time, and the 32-PE side carries all of its own elaboration and scheduling:
+     * cost of 32 PEs in units of one PE = 32 * t(32 PEs x N) / t(1 PE x 32 N).
+     */
+    double cost[100];
+    double r1 = 0, r32 = 0;
+    for (int r = 0; r < rounds; r++) {
+        double t1 = run_vp(1, 32 * pe_ops, &r1);
+        double t32 = run_vp(32, pe_ops, &r32);
+        cost[r] = 32.0 * t32 / t1;
+    }
+    min_med_max(cost, rounds, &mn, &med, &mx);
+    printf("32 PEs against 1 PE, interval 256, %d alternating rounds: 32 PEs x %llu operations against\n"
+           "  1 PE x %llu operations (32 runs of one PE); records %.0f (32 PEs), %.0f (1 PE)\n",
+           rounds, pe_ops, 32 * pe_ops, r32, r1);
+    printf("  cost of 32 PEs in units of one PE, 32 * t32/t1: min %.2f  median %.2f  max %.2f   (target <= 34)\n",
+           mn, med, mx);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench-vp: could not remove %s\n", tmpdir);
+    return 0;
+}
