@@ -60,7 +60,7 @@
 #define CNT_F0 AP_BIT(PMU_INSTRUCTION_COUNTER_ID)
 
 #define PMU_STATE_TAG 0x504D5530u /* "PMU0" */
-#define PMU_STATE_VERSION 2u /* 2: FEAT_PCSRv8p9 state */
+#define PMU_STATE_VERSION 3u /* 2: FEAT_PCSRv8p9 state; 3: armprof_pe_ctx MDCR_EL2.{HPME,HPMD,HLP,HPMFZS} */
 
 #define PCS_LO AP_GENMASK(31, 0)
 #define PCS_PC_HI AP_GENMASK(55, 32)
@@ -179,6 +179,47 @@ static uint64_t counter_mask(const pmu_t *p)
     return m;
 }
 
+/* ----- Counter ranges (MDCR_EL2.HPMN) -------------------------------------------------------- */
+
+/*
+ * Effective MDCR_EL2.HPMN. Values above PMCR_EL0.N (ARMPROF_MDCR2_HPMN_N among them) are
+ * CONSTRAINED UNPREDICTABLE (Unpredictable_CounterReservedForEL2): the model takes them as N, no
+ * counter reserved for EL2. HPMN == 0 behaves as with FEAT_HPMN0: every counter is EL2's.
+ */
+static unsigned hpmn_eff(const pmu_t *p)
+{
+    unsigned n = p->cfg.num_counters, h = p->ctx.mdcr2_hpmn;
+    return h > n ? n : h;
+}
+
+/* PMUCounterIsHyp() for every event counter: [HPMN..N-1] when EL2 is implemented (HaveEL(EL2),
+ * whether or not it is enabled in the current Security state). Never C or F0. */
+static uint64_t hyp_mask(const pmu_t *p)
+{
+    unsigned n = p->cfg.num_counters, h = hpmn_eff(p);
+    if (!p->ctx.have_el2 || h >= n)
+        return 0;
+    return AP_GENMASK(n - 1, h);
+}
+
+/* GetNumEventCountersAccessible(): at EL1 and EL0 with EL2 enabled in the current Security
+ * state, HPMN; otherwise N (the second range is also EL1's when EL2 is disabled). */
+static unsigned counters_accessible(const pmu_t *p)
+{
+    const armprof_pe_ctx *c = &p->ctx;
+    if (c->el <= 1 && armprof_pe_el2_enabled(c, armprof_pe_security(c)))
+        return hpmn_eff(p);
+    return p->cfg.num_counters;
+}
+
+/* Bits of PMCNTEN*, PMINTEN*, PMOVS*, PMSWINC_EL0 the current context may see: bits of event
+ * counters at or above counters_accessible() are RAZ/WI. */
+static uint64_t access_mask(const pmu_t *p)
+{
+    unsigned a = counters_accessible(p), n = p->cfg.num_counters;
+    return a >= n ? ~0ull : ~AP_GENMASK(n - 1, a);
+}
+
 /* ----- Access checks ----------------------------------------------------------------------- */
 
 /*
@@ -197,6 +238,9 @@ static armprof_err pmu_check(void *unit, const ap_regdef *r, bool write)
         return ARMPROF_ERR_NOREG;
     int n = slot_counter(s);
     if (n >= 0 && n >= p->cfg.num_counters)
+        return ARMPROF_ERR_UNDEFINED;
+    /* n >= GetNumEventCountersAccessible(): EL2's counter, UNDEFINED at EL1 and EL0 */
+    if (n >= 0 && (unsigned)n >= counters_accessible(p))
         return ARMPROF_ERR_UNDEFINED;
     if (s == S_SWINC && !write)
         return ARMPROF_ERR_UNDEFINED;
@@ -254,29 +298,38 @@ static bool filtered(const armprof_pe_ctx *c, uint64_t f)
     }
 }
 
-/* SPEFreezeOnEvent(idx): PMCR_EL0.FZS with the SPU's freeze level (FEAT_SPEv1p2). */
-static bool spe_freeze_on_event(const pmu_t *p, unsigned idx)
+/* SPEFreezeOnEvent(idx): PMCR_EL0.FZS, or MDCR_EL2.HPMFZS for a counter reserved for EL2 (also
+ * when EL2 is disabled in the current Security state), with the SPU's freeze level. */
+static bool spe_freeze_on_event(const pmu_t *p, unsigned idx, bool hyp)
 {
     if (!p->cfg.feat_spev1p2 || !p->cfg.feat_pmuv3p7)
         return false;
     if (idx == PMU_CYCLE_COUNTER_ID && !p->cfg.feat_spe_dpfzs)
         return false; /* FZS does not affect the cycle counter without FEAT_SPE_DPFZS */
-    return p->spe_stopped && (p->vals[S_PMCR] & PMCR_FZS);
+    bool fz = hyp ? p->ctx.mdcr2_hpmfzs : (p->vals[S_PMCR] & PMCR_FZS) != 0;
+    return p->spe_stopped && fz;
 }
 
+/* CountPMUEvents(idx), first counter range and second (MDCR_EL2.HPMN). */
 static bool count_enabled(const pmu_t *p, unsigned idx)
 {
     const armprof_pe_ctx *c = &p->ctx;
     if (c->debug_state)
         return false; /* event counting is disabled in Debug state */
     uint64_t pmcr = p->vals[S_PMCR];
-    bool enabled = (pmcr & PMCR_E) && (p->vals[S_CNTENSET] & AP_BIT(idx));
+    bool hyp = idx < PMU_MAX_COUNTERS && (hyp_mask(p) & AP_BIT(idx));
+    /* Main enable: MDCR_EL2.HPME for a counter reserved for EL2, else PMCR_EL0.E. */
+    bool e = hyp ? c->mdcr2_hpme : (pmcr & PMCR_E) != 0;
+    bool enabled = e && (p->vals[S_CNTENSET] & AP_BIT(idx));
     bool prohibited = false;
     armprof_security ss = armprof_pe_security(c);
     /* Secure state or EL3 with MDCR_EL3.SPME == 0 (MDCR_EL3.MPMX taken as 0). */
     if (c->have_el3 && (ss == ARMPROF_SECURE || c->el == 3))
         prohibited = !c->mdcr3_spme;
-    bool frozen = spe_freeze_on_event(p, idx);
+    /* At EL2, MDCR_EL2.HPMD prohibits the counters not reserved for EL2 (FEAT_PMUv3p1). */
+    if (!prohibited && c->el == 2 && !hyp)
+        prohibited = c->mdcr2_hpmd;
+    bool frozen = spe_freeze_on_event(p, idx, hyp);
     if (idx == PMU_CYCLE_COUNTER_ID) {
         /* PMCR_EL0.DP disables the cycle counter when counting is prohibited or frozen;
          * otherwise neither affects it. */
@@ -287,10 +340,13 @@ static bool count_enabled(const pmu_t *p, unsigned idx)
     return enabled && !prohibited && !frozen && !filtered(c, filter_reg(p, idx));
 }
 
+/* CheckForPMUOverflow(): an overflow flag with its interrupt enabled, of a counter whose main
+ * enable is on (MDCR_EL2.HPME for the counters reserved for EL2, PMCR_EL0.E for the others). */
 static void update_irq(pmu_t *p)
 {
-    bool level = (p->vals[S_PMCR] & PMCR_E) &&
-                 (p->vals[S_OVSSET] & p->vals[S_INTENSET] & counter_mask(p)) != 0;
+    uint64_t pend = p->vals[S_OVSSET] & p->vals[S_INTENSET] & counter_mask(p);
+    uint64_t hyp = hyp_mask(p);
+    bool level = ((p->vals[S_PMCR] & PMCR_E) && (pend & ~hyp)) || (p->ctx.mdcr2_hpme && (pend & hyp));
     if (level != p->irq) {
         p->irq = level;
         if (p->ops.irq)
@@ -312,7 +368,9 @@ static void counter_geometry(const pmu_t *p, unsigned idx, unsigned *slot, bool 
     } else {
         *slot = S_EVCNTR0 + idx;
         *keep64 = p->cfg.feat_pmuv3p5;
-        *wide = *keep64 && (pmcr & PMCR_LP);
+        /* MDCR_EL2.HLP for a counter reserved for EL2, PMCR_EL0.LP otherwise */
+        bool lp = (hyp_mask(p) & AP_BIT(idx)) ? p->ctx.mdcr2_hlp : (pmcr & PMCR_LP) != 0;
+        *wide = *keep64 && lp;
     }
 }
 
@@ -720,29 +778,44 @@ static uint64_t read_clr(void *unit, const ap_regdef *r, uint64_t stored)
 {
     const pmu_t *p = unit;
     (void)stored;
-    return p->vals[set_slot_of(r->slot)];
+    return p->vals[set_slot_of(r->slot)] & access_mask(p);
+}
+
+static uint64_t read_set(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    (void)r;
+    return stored & access_mask(unit);
 }
 
 static uint64_t prewrite_set(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
-    (void)unit; (void)r;
-    return old | v;
+    (void)r;
+    return old | (v & access_mask(unit));
 }
 
 static void postwrite_clr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     pmu_t *p = unit;
     (void)old;
-    p->vals[set_slot_of(r->slot)] &= ~v;
+    p->vals[set_slot_of(r->slot)] &= ~(v & access_mask(p));
     p->vals[r->slot] = 0;
+}
+
+/* PMCR_EL0.N read at EL1 or EL0 with EL2 enabled in the current Security state: MDCR_EL2.HPMN. */
+static uint64_t read_pmcr(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    (void)r;
+    return (stored & ~PMCR_N) | ap_field_prep(PMCR_N, counters_accessible(unit));
 }
 
 static void postwrite_pmcr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     pmu_t *p = unit;
     (void)r; (void)old;
-    if (v & PMCR_P) /* ClearEventCounters(): PMEVCNTR<n>_EL0 only */
-        for (unsigned i = 0; i < p->cfg.num_counters; i++)
+    /* ClearEventCounters(): PMEVCNTR<n>_EL0 only; at EL1 and EL0 with EL2 enabled, not the
+     * counters reserved for EL2 */
+    if (v & PMCR_P)
+        for (unsigned i = 0; i < counters_accessible(p); i++)
             p->vals[S_EVCNTR0 + i] = 0;
     if (v & PMCR_C) /* ZeroCycleCounter() */
         p->vals[S_CCNTR] = 0;
@@ -753,7 +826,9 @@ static void postwrite_swinc(void *unit, const ap_regdef *r, uint64_t old, uint64
 {
     pmu_t *p = unit;
     (void)r; (void)old;
-    /* PMUSwIncrement(): SW_INCR on each counter whose bit is 1 and that counts SW_INCR. */
+    /* PMUSwIncrement(): SW_INCR on each counter whose bit is 1 and that counts SW_INCR; bits of
+     * counters the current context cannot access are WI. */
+    v &= access_mask(p);
     for (unsigned i = 0; i < p->cfg.num_counters; i++)
         if ((v & AP_BIT(i)) &&
             ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == PMU_EV_SW_INCR &&
@@ -788,7 +863,7 @@ static void postwrite_sscr(void *unit, const ap_regdef *r, uint64_t old, uint64_
 
 #define REG(nm, e, s, ...) { .name = nm, .enc = (e), .slot = (s), .check = pmu_check, __VA_ARGS__ }
 #define CNTMASK_SET(nm, e, s) \
-    REG(nm, e, s, .prewrite = prewrite_set, .res0_extra = res0_counter_mask)
+    REG(nm, e, s, .read = read_set, .prewrite = prewrite_set, .res0_extra = res0_counter_mask)
 #define CNTMASK_CLR(nm, e, s) \
     REG(nm, e, s, .read = read_clr, .postwrite = postwrite_clr, .res0_extra = res0_counter_mask)
 #define FILTER_RES0 (AP_GENMASK(63, 32) | EVT_MT | EVT_T | AP_GENMASK(19, 16))
@@ -805,7 +880,7 @@ static void postwrite_sscr(void *unit, const ap_regdef *r, uint64_t old, uint64_
 
 static const ap_regdef pmu_regdefs[] = {
     REG("PMCR_EL0", PMU_PMCR_EL0, S_PMCR, .res0 = AP_GENMASK(63, 33) | AP_BIT(10) | AP_BIT(8),
-        .ro = PMCR_N | PMCR_IDCODE | PMCR_IMP, .res0_extra = res0_pmcr,
+        .ro = PMCR_N | PMCR_IDCODE | PMCR_IMP, .res0_extra = res0_pmcr, .read = read_pmcr,
         .postwrite = postwrite_pmcr),
     CNTMASK_SET("PMCNTENSET_EL0", PMU_PMCNTENSET_EL0, S_CNTENSET),
     CNTMASK_CLR("PMCNTENCLR_EL0", PMU_PMCNTENCLR_EL0, S_CNTENCLR),
@@ -999,7 +1074,7 @@ static armprof_err redirect(const pmu_t *p, uint32_t *enc)
         *enc = PMU_PMCCFILTR_EL0;
         return ARMPROF_OK;
     }
-    if (sel >= p->cfg.num_counters)
+    if (sel >= counters_accessible(p))
         return ARMPROF_ERR_UNDEFINED;
     *enc = *enc == PMU_PMXEVTYPER_EL0 ? PMU_PMEVTYPER_EL0(sel) : PMU_PMEVCNTR_EL0(sel);
     return ARMPROF_OK;
@@ -1126,9 +1201,9 @@ uint64_t pmu_cycles_to_next_event(const pmu_t *p)
 
 uint64_t pmu_cycles_to_overflow(const pmu_t *p)
 {
-    if (p->due == UINT64_MAX)
-        return UINT64_MAX;
-    return p->due - (p->now - p->settled);
+    uint64_t left = p->due - (p->now - p->settled);
+    /* further than 2^62 cycles (a 64-bit counter's overflow): as none */
+    return p->due == UINT64_MAX || left > (1ull << 62) ? UINT64_MAX : left;
 }
 
 void pmu_set_reference_mode(pmu_t *p, bool on)
@@ -1303,7 +1378,7 @@ void pmu_set_spe_freeze(pmu_t *p, bool stopped)
 
 bool pmu_spe_frozen(const pmu_t *p)
 {
-    return spe_freeze_on_event(p, 0);
+    return spe_freeze_on_event(p, 0, false); /* the first range (PMCR_EL0.FZS) */
 }
 
 bool pmu_irq_level(const pmu_t *p) { return p->irq; }
