@@ -200,7 +200,8 @@ static void test_counter_bits_raz_wi_at_el1(void **st)
     pmu_close(p);
 }
 
-/* PMCR_EL0.P from EL1 resets the first range only; from EL2 every event counter. */
+/* PMCR_EL0.P from EL1 resets the first range only; from EL2 every event counter. PMSWINC_EL0
+ * bits of EL2's counters are WI from EL1. */
 static void test_pmcr_p_by_range(void **st)
 {
     (void)st;
@@ -218,6 +219,18 @@ static void test_pmcr_p_by_range(void **st)
     set_ctx(p, &c);
     assert_int_equal(pmu_reg_write(p, PMU_PMCR_EL0, PMCR_E | PMCR_P), ARMPROF_OK);
     assert_int_equal(peek(p, PMU_PMEVCNTR_EL0(5)), 0);
+    /* PMSWINC_EL0 bits of EL2's counters are WI from EL1: SW_INCR on counters 0 and 5 */
+    assert_int_equal(pmu_reg_write(p, PMU_PMEVTYPER_EL0(0), PMU_EV_SW_INCR | EVT_NSH), ARMPROF_OK);
+    assert_int_equal(pmu_reg_write(p, PMU_PMEVTYPER_EL0(5), PMU_EV_SW_INCR | EVT_NSH), ARMPROF_OK); /* NSH: count at EL2 */
+    c.el = 1;
+    set_ctx(p, &c);
+    assert_int_equal(pmu_reg_write(p, PMU_PMSWINC_EL0, AP_BIT(0) | AP_BIT(5)), ARMPROF_OK);
+    assert_int_equal(peek(p, PMU_PMEVCNTR_EL0(0)), 1);
+    assert_int_equal(peek(p, PMU_PMEVCNTR_EL0(5)), 0);
+    c.el = 2;
+    set_ctx(p, &c);
+    assert_int_equal(pmu_reg_write(p, PMU_PMSWINC_EL0, AP_BIT(5)), ARMPROF_OK);
+    assert_int_equal(peek(p, PMU_PMEVCNTR_EL0(5)), 1);
     pmu_close(p);
 }
 
