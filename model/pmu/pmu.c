@@ -109,11 +109,17 @@ struct pmu {
      */
     uint64_t count_mask;       /* counters for which CountPMUEvents() is TRUE: <n>, C (31), F0 (32) */
     uint64_t cycle_mask;       /* counters that count cycles: C and EVTCOUNT == CPU_CYCLES */
+    uint64_t wide_mask;        /* counters that overflow at bit 63 (compute_wide_mask) */
     struct {
         uint16_t event;
         uint64_t mask;
     } evmap[PMU_MAX_COUNTERS + 1]; /* each event counted now -> the counters counting it */
     unsigned n_evmap;
+    /* evmap by event number, direct-mapped (EVHASH); a slot two events share says so and the
+     * lookup falls back to evmap. */
+    uint8_t evh_state[64];     /* 0 empty, 1 one event (evh_tag), 2 shared */
+    uint16_t evh_tag[64];
+    uint64_t evh_mask[64];
     /*
      * Lazy time: `now` runs ahead, the counters counting cycles hold their value as of
      * `settled`. They are settled before anything reads them or changes what counts, and when
@@ -354,24 +360,33 @@ static void update_irq(pmu_t *p)
     }
 }
 
+/* The counters that set their overflow flag on unsigned overflow at bit 63 (else at bit 31):
+ * PMCCNTR_EL0 with PMCR_EL0.LC; PMICNTR_EL0 always (its Effective PMCR_EL0.LP is 1); with
+ * FEAT_PMUv3p5 the event counters with PMCR_EL0.LP, or MDCR_EL2.HLP for those reserved for EL2. */
+static uint64_t compute_wide_mask(const pmu_t *p)
+{
+    uint64_t pmcr = p->vals[S_PMCR], m = CNT_F0;
+    if (pmcr & PMCR_LC)
+        m |= CNT_C;
+    if (p->cfg.feat_pmuv3p5 && p->cfg.num_counters) {
+        uint64_t hyp = hyp_mask(p), all = AP_GENMASK(p->cfg.num_counters - 1, 0);
+        if (pmcr & PMCR_LP)
+            m |= all & ~hyp;
+        if (p->ctx.mdcr2_hlp)
+            m |= hyp;
+    }
+    return m;
+}
+
 /* Counter idx's slot, whether it overflows at bit 63 (else at bit 31), whether it has 64 bits. */
 static void counter_geometry(const pmu_t *p, unsigned idx, unsigned *slot, bool *wide, bool *keep64)
 {
-    uint64_t pmcr = p->vals[S_PMCR];
-    *keep64 = true;
-    if (idx == PMU_CYCLE_COUNTER_ID) {
-        *slot = S_CCNTR;
-        *wide = pmcr & PMCR_LC;
-    } else if (idx == PMU_INSTRUCTION_COUNTER_ID) {
-        *slot = S_ICNTR;
-        *wide = true; /* the Effective value of PMCR_EL0.LP is 1 for PMICNTR_EL0 */
-    } else {
-        *slot = S_EVCNTR0 + idx;
-        *keep64 = p->cfg.feat_pmuv3p5;
-        /* MDCR_EL2.HLP for a counter reserved for EL2, PMCR_EL0.LP otherwise */
-        bool lp = (hyp_mask(p) & AP_BIT(idx)) ? p->ctx.mdcr2_hlp : (pmcr & PMCR_LP) != 0;
-        *wide = *keep64 && lp;
-    }
+    uint64_t wide_mask = p->reference ? compute_wide_mask(p) : p->wide_mask;
+    *wide = (wide_mask & AP_BIT(idx)) != 0;
+    *keep64 = idx >= PMU_MAX_COUNTERS || p->cfg.feat_pmuv3p5;
+    *slot = idx == PMU_CYCLE_COUNTER_ID         ? S_CCNTR
+            : idx == PMU_INSTRUCTION_COUNTER_ID ? S_ICNTR
+                                                : S_EVCNTR0 + idx;
 }
 
 /* Add n to counter idx; set its overflow flag on unsigned overflow at 32 or 64 bits (true). */
@@ -475,10 +490,13 @@ static void evmap_add(pmu_t *p, uint16_t event, unsigned idx)
     p->evmap[k].mask |= AP_BIT(idx);
 }
 
+#define EVHASH(e) ((unsigned)((e) ^ ((e) >> 7)) & 63u)
+
 static void reconfigure(pmu_t *p)
 {
     p->count_mask = compute_count_mask(p);
     p->cycle_mask = compute_cycle_mask(p);
+    p->wide_mask = compute_wide_mask(p);
     p->n_evmap = 0;
     for (uint64_t m = p->count_mask & AP_GENMASK(30, 0); m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctzll(m);
@@ -486,6 +504,17 @@ static void reconfigure(pmu_t *p)
     }
     if (p->count_mask & CNT_F0)
         evmap_add(p, PMU_EV_INST_RETIRED, PMU_INSTRUCTION_COUNTER_ID);
+    memset(p->evh_state, 0, sizeof(p->evh_state));
+    for (unsigned k = 0; k < p->n_evmap; k++) {
+        unsigned h = EVHASH(p->evmap[k].event);
+        if (p->evh_state[h]) {
+            p->evh_state[h] = 2;
+        } else {
+            p->evh_state[h] = 1;
+            p->evh_tag[h] = p->evmap[k].event;
+            p->evh_mask[h] = p->evmap[k].mask;
+        }
+    }
     update_due(p);
 }
 
@@ -501,6 +530,9 @@ static uint64_t counters_of(const pmu_t *p, uint16_t event)
             m |= on & CNT_F0;
         return m;
     }
+    unsigned h = EVHASH(event);
+    if (p->evh_state[h] != 2)
+        return p->evh_state[h] && p->evh_tag[h] == event ? p->evh_mask[h] : 0;
     for (unsigned k = 0; k < p->n_evmap; k++)
         if (p->evmap[k].event == event)
             return p->evmap[k].mask;
@@ -1177,6 +1209,15 @@ void pmu_advance(pmu_t *p, uint64_t cycles)
 {
     if (!p)
         return;
+    if (!p->capture_pending && !p->reference) {
+        /* The common case: O(1) unless an overflow is due (PMUIRQ only changes then). */
+        p->now += cycles;
+        if (p->now - p->settled >= p->due) {
+            settle(p);
+            update_irq(p);
+        }
+        return;
+    }
     while (cycles) {
         uint64_t step = cycles;
         if (p->capture_pending && p->capture_remaining < step)
