@@ -80,13 +80,39 @@ enum {
 };
 
 struct pmu {
+    /*
+     * Hot state first, together: what every pmu_count_event() / pmu_advance() touches.
+     *
+     * Lazy time: `now` runs ahead, the counters counting cycles hold their value as of
+     * `settled`. They are settled before anything reads them or changes what counts, and when
+     * `due` cycles after `settled` one of them overflows, so every overflow flag (and PMUIRQ)
+     * is set in the same pmu_advance() call as when each cycle was applied at once.
+     */
+    bool reference;            /* pmu_set_reference_mode(): no caches, no lazy time */
+    bool capture_pending;      /* PMSSCR_EL1.SS == 1: a Capture event in progress */
+    uint64_t now;
+    uint64_t settled;
+    uint64_t due;              /* UINT64_MAX: no counter counting cycles can overflow */
+    /*
+     * Derived state, so that counting an event or advancing time costs a few instructions:
+     * recomputed by reconfigure() whenever an input of CountPMUEvents() changes (a register
+     * write, the PE context, the SPE freeze level, reset, restore), never on the counting path.
+     */
+    uint64_t count_mask;       /* counters for which CountPMUEvents() is TRUE: <n>, C (31), F0 (32) */
+    uint64_t cycle_mask;       /* counters that count cycles: C and EVTCOUNT == CPU_CYCLES */
+    uint64_t wide_mask;        /* counters that overflow at bit 63 (compute_wide_mask) */
+    /* evmap by event number, direct-mapped (EVHASH); a slot two events share says so and the
+     * lookup falls back to evmap. */
+    struct {
+        uint64_t mask;
+        uint16_t tag;
+        uint8_t state;         /* 0 empty, 1 one event (tag), 2 shared */
+    } evh[64];
     pmu_config cfg;
     armprof_host_ops ops;
     armprof_pe_ctx ctx;
     uint64_t vals[S__COUNT];
     ap_regfile rf;
-    uint64_t now;
-    bool capture_pending;      /* PMSSCR_EL1.SS == 1: a Capture event in progress */
     uint64_t capture_remaining; /* cycles until it completes */
     bool spe_stopped;          /* SPEFreezeOnEvent's PMBLIMITR_EL1.{E,PMFZ}=={1,1} && S == 1 */
     bool powered;
@@ -102,33 +128,11 @@ struct pmu {
     void *sample_user;
     pmu_brbe_freeze_fn brbe_fn;
     void *brbe_user;
-    /*
-     * Derived state, so that counting an event or advancing time costs a few instructions:
-     * recomputed by reconfigure() whenever an input of CountPMUEvents() changes (a register
-     * write, the PE context, the SPE freeze level, reset, restore), never on the counting path.
-     */
-    uint64_t count_mask;       /* counters for which CountPMUEvents() is TRUE: <n>, C (31), F0 (32) */
-    uint64_t cycle_mask;       /* counters that count cycles: C and EVTCOUNT == CPU_CYCLES */
-    uint64_t wide_mask;        /* counters that overflow at bit 63 (compute_wide_mask) */
     struct {
         uint16_t event;
         uint64_t mask;
     } evmap[PMU_MAX_COUNTERS + 1]; /* each event counted now -> the counters counting it */
     unsigned n_evmap;
-    /* evmap by event number, direct-mapped (EVHASH); a slot two events share says so and the
-     * lookup falls back to evmap. */
-    uint8_t evh_state[64];     /* 0 empty, 1 one event (evh_tag), 2 shared */
-    uint16_t evh_tag[64];
-    uint64_t evh_mask[64];
-    /*
-     * Lazy time: `now` runs ahead, the counters counting cycles hold their value as of
-     * `settled`. They are settled before anything reads them or changes what counts, and when
-     * `due` cycles after `settled` one of them overflows, so every overflow flag (and PMUIRQ)
-     * is set in the same pmu_advance() call as when each cycle was applied at once.
-     */
-    uint64_t settled;
-    uint64_t due;              /* UINT64_MAX: no counter counting cycles can overflow */
-    bool reference;            /* pmu_set_reference_mode(): no caches, no lazy time */
 };
 
 static bool is_evcntr(unsigned s) { return s >= S_EVCNTR0 && s < S_EVCNTR0 + PMU_MAX_COUNTERS; }
@@ -504,15 +508,15 @@ static void reconfigure(pmu_t *p)
     }
     if (p->count_mask & CNT_F0)
         evmap_add(p, PMU_EV_INST_RETIRED, PMU_INSTRUCTION_COUNTER_ID);
-    memset(p->evh_state, 0, sizeof(p->evh_state));
+    memset(p->evh, 0, sizeof(p->evh));
     for (unsigned k = 0; k < p->n_evmap; k++) {
         unsigned h = EVHASH(p->evmap[k].event);
-        if (p->evh_state[h]) {
-            p->evh_state[h] = 2;
+        if (p->evh[h].state) {
+            p->evh[h].state = 2;
         } else {
-            p->evh_state[h] = 1;
-            p->evh_tag[h] = p->evmap[k].event;
-            p->evh_mask[h] = p->evmap[k].mask;
+            p->evh[h].state = 1;
+            p->evh[h].tag = p->evmap[k].event;
+            p->evh[h].mask = p->evmap[k].mask;
         }
     }
     update_due(p);
@@ -531,8 +535,8 @@ static uint64_t counters_of(const pmu_t *p, uint16_t event)
         return m;
     }
     unsigned h = EVHASH(event);
-    if (p->evh_state[h] != 2)
-        return p->evh_state[h] && p->evh_tag[h] == event ? p->evh_mask[h] : 0;
+    if (p->evh[h].state != 2)
+        return p->evh[h].state && p->evh[h].tag == event ? p->evh[h].mask : 0;
     for (unsigned k = 0; k < p->n_evmap; k++)
         if (p->evmap[k].event == event)
             return p->evmap[k].mask;
