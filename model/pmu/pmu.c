@@ -90,6 +90,8 @@ struct pmu {
      */
     bool reference;            /* pmu_set_reference_mode(): no caches, no lazy time */
     bool capture_pending;      /* PMSSCR_EL1.SS == 1: a Capture event in progress */
+    bool ev64;                 /* cfg.feat_pmuv3p5: 64-bit event counters */
+    uint64_t events_in;        /* pmu_stats.events_in, kept here beside the rest of the hot state */
     uint64_t now;
     uint64_t settled;
     uint64_t due;              /* UINT64_MAX: no counter counting cycles can overflow */
@@ -387,7 +389,7 @@ static void counter_geometry(const pmu_t *p, unsigned idx, unsigned *slot, bool 
 {
     uint64_t wide_mask = p->reference ? compute_wide_mask(p) : p->wide_mask;
     *wide = (wide_mask & AP_BIT(idx)) != 0;
-    *keep64 = idx >= PMU_MAX_COUNTERS || p->cfg.feat_pmuv3p5;
+    *keep64 = idx >= PMU_MAX_COUNTERS || p->ev64;
     *slot = idx == PMU_CYCLE_COUNTER_ID         ? S_CCNTR
             : idx == PMU_INSTRUCTION_COUNTER_ID ? S_ICNTR
                                                 : S_EVCNTR0 + idx;
@@ -562,7 +564,7 @@ void pmu_count_event(pmu_t *p, uint16_t event, uint64_t n)
 {
     if (!p)
         return;
-    p->stats.events_in += n;
+    p->events_in += n;
     if (count_event(p, event, n))
         update_irq(p); /* PMUIRQ changes only with a new overflow flag */
 }
@@ -1051,10 +1053,14 @@ armprof_err pmu_open(const pmu_config *cfg, const armprof_host_ops *ops, pmu_t *
     armprof_err e = pmu_config_validate(cfg, NULL, 0);
     if (e != ARMPROF_OK)
         return e;
-    pmu_t *p = calloc(1, sizeof(*p));
+    /* Cache-line aligned, so that the hot state at the start shares as few lines as it can. */
+    size_t size = (sizeof(pmu_t) + 63) & ~(size_t)63;
+    pmu_t *p = aligned_alloc(64, size);
     if (!p)
         return ARMPROF_ERR_NOMEM;
+    memset(p, 0, size);
     p->cfg = *cfg;
+    p->ev64 = cfg->feat_pmuv3p5;
     if (ops)
         p->ops = *ops;
     armprof_pe_ctx_default(&p->ctx);
@@ -1428,7 +1434,11 @@ bool pmu_spe_frozen(const pmu_t *p)
 
 bool pmu_irq_level(const pmu_t *p) { return p->irq; }
 
-void pmu_get_stats(const pmu_t *p, pmu_stats *st) { *st = p->stats; }
+void pmu_get_stats(const pmu_t *p, pmu_stats *st)
+{
+    *st = p->stats;
+    st->events_in = p->events_in;
+}
 
 /* ----- Checkpoints ------------------------------------------------------------------------- */
 
@@ -1457,8 +1467,10 @@ armprof_err pmu_save(const pmu_t *p, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u32(&w, p->capture_pending | (p->spe_stopped << 1) | (p->powered << 2) |
                              (p->irq << 3));
     ap_state_put_u64(&w, p->capture_remaining);
-    const uint64_t *st = (const uint64_t *)&p->stats;
-    for (size_t i = 0; i < sizeof(p->stats) / sizeof(uint64_t); i++)
+    pmu_stats stats;
+    pmu_get_stats(p, &stats);
+    const uint64_t *st = (const uint64_t *)&stats;
+    for (size_t i = 0; i < sizeof(stats) / sizeof(uint64_t); i++)
         ap_state_put_u64(&w, st[i]);
     ap_state_put(&w, &p->ctx, sizeof(p->ctx));
     /* Version 2: FEAT_PCSRv8p9 registers, state, the host's sample and authentication inputs. */
@@ -1535,6 +1547,7 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     p->spe_stopped = tmp.spe_stopped;
     p->powered = tmp.powered;
     p->stats = tmp.stats;
+    p->events_in = tmp.stats.events_in;
     p->ctx = tmp.ctx;
     p->pcsr = tmp.pcsr;
     p->cid1sr = tmp.cid1sr;
