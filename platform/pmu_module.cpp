@@ -26,15 +26,32 @@ PmuModule::PmuModule(sc_module_name name, const pmu_config &cfg, sc_time period)
     }
     regs.register_b_transport(this, &PmuModule::regs_b_transport);
     SC_HAS_PROCESS(PmuModule);
-    SC_METHOD(on_wake);
+    SC_METHOD(on_wake); // also once at the start: a configuration made during elaboration
     sensitive << wake_;
-    dont_initialize();
 }
 
 PmuModule::~PmuModule() { pmu_close(pmu_); }
 
 armprof_err PmuModule::reg_read(uint32_t enc, uint64_t *val) { return pmu_reg_read(pmu_, enc, val); }
-armprof_err PmuModule::reg_write(uint32_t enc, uint64_t val) { return pmu_reg_write(pmu_, enc, val); }
+armprof_err PmuModule::reg_write(uint32_t enc, uint64_t val)
+{
+    armprof_err e = pmu_reg_write(pmu_, enc, val);
+    if (sc_is_running()) {
+        flush_irq();
+        reschedule(); // a counter or what counts changed: the next overflow may be elsewhere
+    }
+    return e;
+}
+
+armprof_err PmuModule::set_pe_context(const armprof_pe_ctx &ctx)
+{
+    armprof_err e = pmu_set_pe_context(pmu_, &ctx);
+    if (sc_is_running()) {
+        flush_irq();
+        reschedule();
+    }
+    return e;
+}
 
 void PmuModule::advance_to(const sc_time &t)
 {

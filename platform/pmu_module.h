@@ -39,7 +39,9 @@ public:
 
     armprof_err reg_read(uint32_t enc, uint64_t *val);
     armprof_err reg_write(uint32_t enc, uint64_t val);
-    armprof_err set_pe_context(const armprof_pe_ctx &ctx) { return pmu_set_pe_context(pmu_, &ctx); }
+    // Direct accesses (no SystemC time of their own); during simulation they drive PMUIRQ and
+    // reschedule the module's wake, as accesses through `regs` do.
+    armprof_err set_pe_context(const armprof_pe_ctx &ctx);
 
     void advance_to(const sc_core::sc_time &t);
     sc_core::sc_time model_time() const;

@@ -63,6 +63,7 @@ struct Monitor : sc_core::sc_module {
 PmuModule *g_pmu;
 Cpu *cpu;
 Monitor *mon;
+sc_core::sc_signal<bool> *pmuirq;
 
 // PMCCNTR_EL0 (PMCR_EL0.LC = 0: overflow at bit 31) 1000 cycles before its overflow, its
 // interrupt enabled: CheckForPMUOverflow raises PMUIRQ at cycle 1000 (1 ns cycles), although
@@ -102,6 +103,29 @@ void test_pmuirq_at_event_counter_overflow(void **)
     assert_int_equal(cpu->rd(PMU_PMOVSSET_EL0) & 1, 1);
 }
 
+// The same through the module's C++ access (PmuModule::reg_write), as the platform's PmuAgent
+// programs it: the wake is rescheduled there too. A direct access happens at the model's time
+// (the PE that makes it keeps the PMU at its own time); here a socket access first brings the
+// model to the SystemC time.
+void test_pmuirq_after_direct_access(void **)
+{
+    g_pmu->reg_write(PMU_PMOVSCLR_EL0, ~0ull);
+    g_pmu->reg_write(PMU_PMCNTENCLR_EL0, ~0ull);
+    assert_false(g_pmu->irq_level());
+    sc_core::sc_start(sc_time(1, SC_NS)); // PMUIRQ falls
+    assert_false(pmuirq->read());
+    cpu->rd(PMU_PMCR_EL0); // the model at sc_time_stamp()
+    assert_true(g_pmu->model_time() == sc_core::sc_time_stamp());
+    g_pmu->reg_write(PMU_PMEVTYPER_EL0(1), PMU_EV_CPU_CYCLES);
+    g_pmu->reg_write(PMU_PMEVCNTR_EL0(1), 0xFFFFFFFFull - 249);
+    g_pmu->reg_write(PMU_PMINTENSET_EL1, 2);
+    g_pmu->reg_write(PMU_PMCNTENSET_EL0, 2);
+    sc_time start = sc_core::sc_time_stamp();
+    sc_core::sc_start(sc_time(300, SC_NS));
+    assert_int_equal(mon->rises, 3);
+    assert_true(mon->rose_at == start + sc_time(250, SC_NS));
+}
+
 } // namespace
 
 int sc_main(int, char **)
@@ -111,7 +135,7 @@ int sc_main(int, char **)
     g_pmu = new PmuModule("pmu", cfg);
     cpu = new Cpu("cpu");
     mon = new Monitor("mon");
-    auto *pmuirq = new sc_core::sc_signal<bool>("pmuirq");
+    pmuirq = new sc_core::sc_signal<bool>("pmuirq");
     cpu->regs.bind(g_pmu->regs);
     g_pmu->irq.bind(*pmuirq);
     mon->irq.bind(*pmuirq);
@@ -119,6 +143,7 @@ int sc_main(int, char **)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pmuirq_at_cycle_counter_overflow),
         cmocka_unit_test(test_pmuirq_at_event_counter_overflow),
+        cmocka_unit_test(test_pmuirq_after_direct_access),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
