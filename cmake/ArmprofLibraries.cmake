@@ -33,7 +33,9 @@ file(CONFIGURE OUTPUT ${ARMPROF_EXPORT_HEADER} CONTENT "${_ap_export}")
 foreach(u ${_ap_units})
   set_target_properties(${u} PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
   # -g: DWARF for abidw/abidiff (the ABI baseline); it does not change the generated code.
-  target_compile_options(${u} PRIVATE -g "SHELL:-include ${ARMPROF_EXPORT_HEADER}")
+  # -fexceptions: a report that a SystemC platform escalates to a throw (report.h) may unwind
+  # through the model's frames from its log callback.
+  target_compile_options(${u} PRIVATE -g -fexceptions "SHELL:-include ${ARMPROF_EXPORT_HEADER}")
 endforeach()
 
 # libarmprof.so.<SOVERSION>: the C API.
