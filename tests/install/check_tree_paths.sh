@@ -19,7 +19,7 @@ while IFS= read -r f; do
     case "$rp" in *"$src_tree"* | *"$build_tree"*) echo "FAIL: $f has RUNPATH $rp" >&2; status=1 ;; esac
   fi
 done < <(find "$prefix" -type f \( -path '*/bin/*' -o -name '*.so*' \))
-for f in armprof.pc armprof-systemc.pc armprofConfig.cmake armprofConfigVersion.cmake armprofTargets.cmake; do
+for f in armprof.pc armprofConfig.cmake armprofConfigVersion.cmake armprofTargets.cmake; do
   [ -n "$(find "$prefix" -name "$f")" ] || { echo "FAIL: $f is not installed" >&2; status=1; }
 done
 [ "$n" -ge 5 ] || { echo "FAIL: only $n ELF files installed (tools and libraries expected)" >&2; status=1; }
