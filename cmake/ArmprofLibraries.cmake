@@ -69,6 +69,10 @@ set(ARMPROF_HAVE_SYSTEMC_LIB OFF)
 if(TARGET armprof_platform AND TARGET armprof_workload AND TARGET armprof_spu)
   set(ARMPROF_HAVE_SYSTEMC_LIB ON)
   set_target_properties(armprof_platform armprof_workload PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # PIC for the shared library, but calls inside it are not interposable: GCC keeps inlining
+  # them as it does for the tools' PIE code.
+  target_compile_options(armprof_platform PRIVATE -fno-semantic-interposition)
+  target_compile_options(armprof_workload PRIVATE -fno-semantic-interposition)
   add_library(armprof_systemc SHARED $<TARGET_OBJECTS:armprof_platform> $<TARGET_OBJECTS:armprof_workload>)
   target_include_directories(armprof_systemc INTERFACE
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/tools/workload>
@@ -80,6 +84,7 @@ if(TARGET armprof_platform AND TARGET armprof_workload AND TARGET armprof_spu)
   target_link_libraries(armprof_systemc PUBLIC armprof_shared PkgConfig::ARMPROF_SYSTEMC)
   if(TARGET armprof_cosim_sc)
     set_target_properties(armprof_cosim_sc PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(armprof_cosim_sc PRIVATE -fno-semantic-interposition)
     target_link_libraries(armprof_systemc PRIVATE $<BUILD_INTERFACE:armprof_cosim_sc>)
     target_link_options(armprof_systemc PRIVATE -Wl,--exclude-libs,$<TARGET_FILE_NAME:armprof_cosim_sc>)
   endif()
