@@ -28,8 +28,16 @@ test: build
 bench: build
 	@scripts/bench.sh $(BUILD)
 
+# SLURM=1: the co-simulation seeds run as a Slurm job array (scripts/nightly-slurm.sh, the same
+# seeds and cycles as the cosim_nightly test, one merged JUnit report); the rest runs here.
 nightly: build
+ifeq ($(SLURM),1)
+	@scripts/nightly-slurm.sh $(BUILD) --seed 1001 --seeds 20 --cycles 5000000 \
+	  --junit $(BUILD)/nightly/cosim-junit.xml --waves-dir $(BUILD)/nightly/waves $(if $(SLURM_OPT),--slurm-opt "$(SLURM_OPT)")
+	@cd $(BUILD) && ctest $(CTEST_FLAGS) -L nightly -E '^cosim_nightly$$'
+else
 	@cd $(BUILD) && ctest $(CTEST_FLAGS) -L nightly
+endif
 
 fuzz: build
 	@scripts/fuzz.sh $(BUILD)

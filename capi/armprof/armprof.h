@@ -112,6 +112,11 @@ typedef struct armprof_pe_ctx {
     /* Fine-grained traps (FEAT_FGT) on the SPE buffer registers: HDFGRTR/HDFGWTR_EL2 bits. */
     bool hdfgrtr_pmb;            /* HDFGRTR_EL2.PMBSR_EL1 (read trap) */
     bool hdfgwtr_pmb;            /* HDFGWTR_EL2.PMBSR_EL1 (write trap) */
+    /* ... and on the trace buffer registers: one bit per register, ARMPROF_FGT_TRB* below
+     * (HDFGRTR_EL2 / HDFGWTR_EL2 .TRBBASER_EL1, .TRBIDR_EL1 (read only), .TRBLIMITR_EL1,
+     * .TRBMAR_EL1, .TRBPTR_EL1, .TRBSR_EL1, .TRBTRG_EL1). */
+    uint8_t hdfgrtr_trb;         /* read traps */
+    uint8_t hdfgwtr_trb;         /* write traps */
     /* Trace filter controls */
     bool trfcr_el1_e0tre, trfcr_el1_e1tre; /* TRFCR_EL1.{E0TRE,E1TRE} */
     bool trfcr_el2_e0htre, trfcr_el2_e2tre; /* TRFCR_EL2.{E0HTRE,E2TRE} */
@@ -135,6 +140,17 @@ typedef struct armprof_pe_ctx {
     bool hcr_tea;                /* HCR_EL2.TEA */
     bool self_hosted_trace_off;  /* SelfHostedTraceEnabled() is FALSE (external debugger owns trace) */
 } armprof_pe_ctx;
+
+/* Bits of armprof_pe_ctx.hdfgrtr_trb / hdfgwtr_trb. */
+enum {
+    ARMPROF_FGT_TRBLIMITR = 1u << 0,
+    ARMPROF_FGT_TRBPTR = 1u << 1,
+    ARMPROF_FGT_TRBBASER = 1u << 2,
+    ARMPROF_FGT_TRBSR = 1u << 3,
+    ARMPROF_FGT_TRBMAR = 1u << 4,
+    ARMPROF_FGT_TRBTRG = 1u << 5,
+    ARMPROF_FGT_TRBIDR = 1u << 6
+};
 
 /* A reset-like context: EL1 Non-secure, EL2 and EL3 implemented, owning EL1 (NSPB=0b11, E2PB=0b11). */
 void armprof_pe_ctx_default(armprof_pe_ctx *ctx);
@@ -201,7 +217,10 @@ enum {
 
 typedef struct armprof_mem_result {
     armprof_mem_status status;
-    uint8_t ec;                  /* for ARMPROF_MEM_FAULT: the EC to report */
+    uint8_t ec;                  /* the EC to report: for ARMPROF_MEM_FAULT 0x24 (stage 1), 0x25
+                                  * (stage 2) or 0x1E (GPC); for ARMPROF_MEM_EXT_ABORT where the
+                                  * abort happened: 0 or 0x24 on the write or a stage 1 walk,
+                                  * 0x25 on a stage 2 walk, 0x1E on a GPT fetch */
     uint8_t fsc;                 /* fault status code, level included */
     bool async;                  /* External abort reported asynchronously */
     uint32_t written;            /* bytes written before the fault; fault address = addr + written */

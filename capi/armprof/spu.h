@@ -68,7 +68,8 @@ typedef struct spu_config {
     bool feat_spev1p2;         /* PMSNEVFR_EL1, FnE, PMBLIMITR_EL1.{PMFZ, FM=Discard} */
     bool feat_spe_nvm;         /* PMBLIMITR_EL1.nVM, PMBMAR_EL1 */
     bool feat_ecv;             /* PCT == 0b11 guest physical time */
-    uint8_t nvm_bit;           /* bit of PMBLIMITR_EL1 holding nVM (seed 000 gives none; default 5) */
+    uint8_t nvm_bit;           /* bit of PMBLIMITR_EL1 holding nVM (seed 000 gives none; default 3) */
+    uint8_t envm_bit;          /* bit of PMSCR_EL2 holding EnVM (seed 000 gives none; default 8) */
     /* IMPLEMENTATION DEFINED / CONSTRAINED UNPREDICTABLE choices (docs/implementation-defined.md) */
     uint32_t rng_seed;         /* seed of the xorshift32 generator (0 = AP_RNG_DEFAULT_SEED) */
     bool sample_next_op;       /* sample the op after the one at which the counter reached 0 */

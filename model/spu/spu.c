@@ -30,6 +30,7 @@ void spu_config_default(spu_config *cfg)
     cfg->flag_update = true;
     cfg->ea = SPU_EA_REPORT;
     cfg->nvm_bit = 3;
+    cfg->envm_bit = 8;
     cfg->rng_seed = 0;
     cfg->ptr_policy = SPU_PTR_BUFFER_FULL;
     cfg->max_inflight = 4;
@@ -76,6 +77,8 @@ armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t n)
     if (cfg->feat_spe_nvm && (cfg->nvm_bit < 3 || cfg->nvm_bit > 11 || cfg->nvm_bit == 5))
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE,
                         "nvm_bit must be a RES0 bit of PMBLIMITR_EL1 in [11:3] other than PMFZ (5)");
+    if (cfg->feat_spe_nvm && (cfg->envm_bit < 8 || cfg->envm_bit > 63))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "envm_bit must be a RES0 bit of PMSCR_EL2 in [63:8]");
     if (cfg->ptr_policy > SPU_PTR_WRITE)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "ptr_policy out of range");
     if (cfg->max_inflight == 0 || cfg->max_inflight > 4096)
@@ -100,7 +103,7 @@ armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t n)
 static uint64_t cfg_hash(const spu_config *c)
 {
     uint64_t f[] = { spu_pmsidr_value(c), c->align, c->flag_update, c->ea, c->feat_spev1p2,
-                     c->feat_spe_nvm, c->feat_ecv, c->nvm_bit, c->sample_next_op,
+                     c->feat_spe_nvm, c->feat_ecv, c->nvm_bit, c->envm_bit, c->sample_next_op,
                      c->cu_fe_zero_discards, c->cu_ft_zero_discards, c->cu_fl_zero_discards,
                      c->ptr_policy, c->ts_when_timer_off, c->max_inflight, c->fifo_bytes,
                      c->drain_bytes_per_cycle, c->write_granule, c->cycles_per_tick };
@@ -260,9 +263,12 @@ static bool buffer_enabled(const spu_t *spu, armprof_regime *rg)
         rg->el = el;
         rg->kind = el == 1 ? ARMPROF_REGIME_EL10 : (c->hcr_e2h ? ARMPROF_REGIME_EL20 : ARMPROF_REGIME_EL2);
         rg->stage2 = el == 1 && armprof_pe_el2_enabled(c, ss) && c->hcr_vm;
-        /* seed 000: the Effective nVM is 0 unless FEAT_SPE_nVM ... (PMSCR_EL2.EnVM is not
-         * modelled: with EL2 enabled and owner EL1, the Effective value is the field). */
-        rg->nvm = spu->cfg.feat_spe_nvm && (lim & AP_BIT(spu->cfg.nvm_bit));
+        /* RKLGPG: the Effective PMBLIMITR_EL1.nVM is 0 without FEAT_SPE_nVM, and when EL2 is
+         * implemented and enabled in the owning Security state, the owning EL is EL1 and the
+         * Effective PMSCR_EL2.EnVM is 0: a guest cannot bypass its stage 1 unless EL2 lets it. */
+        bool envm = ap_field_get(AP_BIT(spu->cfg.envm_bit), spu_reg(spu, R_PMSCR_EL2)) != 0;
+        rg->nvm = spu->cfg.feat_spe_nvm && (lim & AP_BIT(spu->cfg.nvm_bit)) &&
+                  !(armprof_pe_el2_enabled(c, ss) && el == 1 && !envm);
         rg->hw_flag_update = spu->cfg.flag_update;
         rg->mar = (uint16_t)spu_reg(spu, R_PMBMAR_EL1);
         rg->unit = ARMPROF_UNIT_SPU;

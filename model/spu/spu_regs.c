@@ -204,6 +204,16 @@ static uint64_t res0_pmscr(void *unit, const ap_regdef *r)
     return spu->cfg.feat_ecv ? 0 : AP_BIT(7);
 }
 
+/* PMSCR_EL2 adds EnVM (FEAT_SPE_nVM, RKLGPG) at the configured bit. */
+static uint64_t res0_pmscr_el2(void *unit, const ap_regdef *r)
+{
+    const spu_t *spu = unit;
+    uint64_t m = res0_pmscr(unit, r) | AP_GENMASK(63, 8);
+    if (spu->cfg.feat_spe_nvm)
+        m &= ~AP_BIT(spu->cfg.envm_bit);
+    return m;
+}
+
 static uint64_t res0_pmsicr(void *unit, const ap_regdef *r)
 {
     (void)r;
@@ -319,7 +329,7 @@ const ap_regdef spu_regdefs[] = {
     { .name = "PMSCR_EL12", .enc = SPU_PMSCR_EL12, .slot = R_PMSCR_EL1, .flags = AP_REG_ALIAS,
       .check = check_pmscr_el12 },
     { .name = "PMSCR_EL2", .enc = SPU_PMSCR_EL2, .slot = R_PMSCR_EL2,
-      .res0 = AP_GENMASK(63, 8) | AP_BIT(2), .res0_extra = res0_pmscr,
+      .res0 = AP_BIT(2), .res0_extra = res0_pmscr_el2,
       .check = check_pmscr_el2, .postwrite = post_reevaluate },
     { .name = "PMSNEVFR_EL1", .enc = SPU_PMSNEVFR_EL1, .slot = R_PMSNEVFR_EL1,
       .res0 = ~PMSEVFR_FILTERABLE, .check = check_pmsnevfr },

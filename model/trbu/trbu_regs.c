@@ -28,25 +28,80 @@ static armprof_err check_el3_trap(const trbu_t *t)
     return ARMPROF_OK;
 }
 
+/* The fine-grained trap bit (FEAT_FGT) of each register slot. */
+static uint8_t fgt_bit(uint16_t slot)
+{
+    switch (slot) {
+    case TRBU_SLOT_LIMITR: return ARMPROF_FGT_TRBLIMITR;
+    case TRBU_SLOT_PTR: return ARMPROF_FGT_TRBPTR;
+    case TRBU_SLOT_BASER: return ARMPROF_FGT_TRBBASER;
+    case TRBU_SLOT_SR1: return ARMPROF_FGT_TRBSR;
+    case TRBU_SLOT_MAR: return ARMPROF_FGT_TRBMAR;
+    case TRBU_SLOT_TRG: return ARMPROF_FGT_TRBTRG;
+    case TRBU_SLOT_IDR: return ARMPROF_FGT_TRBIDR;
+    default: return 0;
+    }
+}
+
+/* HDFGRTR_EL2 / HDFGWTR_EL2 at EL1: EL2 enabled and, with EL3, SCR_EL3.FGTEn == 1. */
+static bool fgt_traps(const trbu_t *t, const ap_regdef *r, bool write)
+{
+    const armprof_pe_ctx *c = &t->ctx;
+    if (c->el != 1 || !armprof_pe_el2_enabled(c, armprof_pe_security(c)) || (c->have_el3 && !c->scr_fgten))
+        return false;
+    return ((write ? c->hdfgwtr_trb : c->hdfgrtr_trb) & fgt_bit(r->slot)) != 0;
+}
+
+/* Arm ARM's accessors of the TRB registers at EL1: the fine-grained trap, then MDCR_EL2.E2TB,
+ * then MDCR_EL3.NSTB; TRBSR_EL1 alone then goes to NVMem[0x860] under FEAT_NV2 with
+ * HCR_EL2.{NV2,NV1,NV} = {1,1,1} when both TRFCR_EL2.EE and TRFCR_EL1.EE are nonzero. */
 static armprof_err check_el1_reg(void *unit, const ap_regdef *r, bool write)
 {
-    (void)r; (void)write;
     const trbu_t *t = unit;
     const armprof_pe_ctx *c = &t->ctx;
     if (c->el == 0)
         return ARMPROF_ERR_UNDEFINED;
+    if (fgt_traps(t, r, write))
+        return ARMPROF_ERR_TRAP_EL2;
     if (c->el == 1 && armprof_pe_el2_enabled(c, armprof_pe_security(c)) && !(c->mdcr2_e2tb & 0x1))
         return ARMPROF_ERR_TRAP_EL2;
-    return check_el3_trap(t);
+    armprof_err e = check_el3_trap(t);
+    if (e != ARMPROF_OK)
+        return e;
+    if (r->slot == TRBU_SLOT_SR1 && c->el == 1 && c->hcr_nv2 && c->hcr_nv1 && c->hcr_nv &&
+        c->trfcr_el2_ee && c->trfcr_el1_ee)
+        return ARMPROF_ERR_NV2_MEM;
+    return ARMPROF_OK;
+}
+
+/* TRBSR_EL12 (FEAT_TRBE_EXC, FEAT_VHE): TRBSR_EL1 from EL2 and EL3 when EL2 is in host
+ * (HCR_EL2.E2H == 1); from EL1 NVMem[0x860] with HCR_EL2.{NV2,NV1,NV} = {1,0,1}, a trap to EL2
+ * with NV == 1; UNDEFINED otherwise. */
+static armprof_err check_sr12(void *unit, const ap_regdef *r, bool write)
+{
+    (void)r; (void)write;
+    const trbu_t *t = unit;
+    const armprof_pe_ctx *c = &t->ctx;
+    if (!t->cfg.feat_trbe_exc || c->el == 0)
+        return ARMPROF_ERR_UNDEFINED;
+    if (c->el == 1) {
+        if (c->hcr_nv2 && !c->hcr_nv1 && c->hcr_nv)
+            return ARMPROF_ERR_NV2_MEM;
+        return c->hcr_nv ? ARMPROF_ERR_TRAP_EL2 : ARMPROF_ERR_UNDEFINED;
+    }
+    if (!trbu_el2_in_host(t))
+        return ARMPROF_ERR_UNDEFINED;
+    return c->el == 2 ? check_el3_trap(t) : ARMPROF_OK;
 }
 
 /* TRBIDR_EL1 is readable at EL1 and above without the ownership traps: TRBIDR_EL1.P tells
  * software whether it may program the unit. */
 static armprof_err check_idr(void *unit, const ap_regdef *r, bool write)
 {
-    (void)r; (void)write;
     const trbu_t *t = unit;
-    return t->ctx.el == 0 ? ARMPROF_ERR_UNDEFINED : ARMPROF_OK;
+    if (t->ctx.el == 0)
+        return ARMPROF_ERR_UNDEFINED;
+    return fgt_traps(t, r, write) ? ARMPROF_ERR_TRAP_EL2 : ARMPROF_OK;
 }
 
 static armprof_err check_sr2(void *unit, const ap_regdef *r, bool write)
@@ -133,6 +188,9 @@ static const ap_regdef trbu_defs[] = {
     { .name = "TRBSR_EL3", .enc = TRBU_TRBSR_EL3, .slot = TRBU_SLOT_SR3,
       .flags = AP_REG_NORESET, .res0 = TRBSR_RES0, .check = check_sr3,
       .postwrite = postwrite_outputs, .res0_extra = res0_sr },
+    { .name = "TRBSR_EL12", .enc = TRBU_TRBSR_EL12, .slot = TRBU_SLOT_SR1,
+      .flags = AP_REG_NORESET | AP_REG_ALIAS, .res0 = TRBSR_RES0, .check = check_sr12,
+      .postwrite = postwrite_outputs, .res0_extra = res0_sr },
 };
 
 /* The table's reset values are constants except TRBIDR_EL1, which comes from the configuration:
@@ -167,6 +225,8 @@ armprof_err trbu_reg_info_at(const trbu_t *t, size_t index, trbu_reg_info *info)
     info->res0 = ap_reg_res0(&t->rf, r);
     info->ro = r->ro;
     info->read_only = (r->flags & AP_REG_RO) != 0;
-    info->present = !(r->slot == TRBU_SLOT_SR2 || r->slot == TRBU_SLOT_SR3) || t->cfg.feat_trbe_exc;
+    info->alias = (r->flags & AP_REG_ALIAS) != 0;
+    info->present = !(r->slot == TRBU_SLOT_SR2 || r->slot == TRBU_SLOT_SR3 || info->alias) ||
+                    t->cfg.feat_trbe_exc;
     return ARMPROF_OK;
 }

@@ -191,8 +191,16 @@ cJSON *pmu_json(Platform &p, unsigned i)
 
 } // namespace
 
+int vp_serve(int *argc, char ***argv); // serve.cpp
+
 int sc_main(int argc, char **argv)
 {
+    // --serve: armprof-explore's fork server (serve.cpp); a child comes back with its run's arguments.
+    if (argc > 1 && !std::strcmp(argv[1], "--serve")) {
+        int rc = vp_serve(&argc, &argv);
+        if (rc >= 0)
+            return rc;
+    }
     Scenario sc;
     std::string out = "out", file, trace_out;
     bool vcd = false, quiet = false;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_explore_platform.c: --model platform: a 4-point sweep through armprof-vp whose CSV shows the relations (data lost never increases with buffer size), the same numbers on 1 and 2 workers, the generated scenario, and the parameters the platform lacks rejected with their line. */
+/* test_explore_platform.c: --model platform: a 4-point sweep through armprof-vp whose CSV shows the relations (data lost never increases with buffer size), the same numbers on 1 and 2 workers and through the fork server as spawned, the generated scenario, and the parameters the platform lacks rejected with their line. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +36,7 @@ static const char *sweep_text =
     "  buffer_bytes: [64K, 4K, 16K, 8K]\n";
 
 static ex_sweep sw;
-static csv t1, t2;
+static csv t1, t2, t3; /* fork server on 1 and 2 workers; one process spawned per point */
 
 static int run(const char *dir, unsigned jobs, csv *t)
 {
@@ -62,7 +62,12 @@ static int setup(void **s)
         fprintf(stderr, "%s\n", err);
         return -1;
     }
-    return run(EXPLORE_TMP "/platform-j1", 1, &t1) || run(EXPLORE_TMP "/platform-j2", 2, &t2) ? -1 : 0;
+    if (run(EXPLORE_TMP "/platform-j1", 1, &t1) || run(EXPLORE_TMP "/platform-j2", 2, &t2))
+        return -1;
+    ex_platform_fork_server(false);
+    int rc = run(EXPLORE_TMP "/platform-spawn", 2, &t3);
+    ex_platform_fork_server(true);
+    return rc ? -1 : 0;
 }
 
 static void scenario_text(void **s)
@@ -137,6 +142,54 @@ static void same_on_1_and_2_workers(void **s)
         }
 }
 
+/* A point through the fork server (armprof-vp --serve forks a child per point before
+ * elaboration) gives exactly the numbers of armprof-vp spawned for it (host time aside). */
+static void fork_server_same_as_spawn(void **s)
+{
+    (void)s;
+    assert_int_equal(t1.ncol, t3.ncol);
+    int ch = csv_col(&t1, "host_seconds");
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < ch; c++) {
+            if (isnan(t1.v[r][c]) && isnan(t3.v[r][c]))
+                continue;
+            if (t1.v[r][c] != t3.v[r][c])
+                fail_msg("row %d column %s: %g through the fork server, %g spawned", r, t1.head[c], t1.v[r][c],
+                         t3.v[r][c]);
+        }
+    assert_true(t1.v[0][csv_col(&t1, "records_written")] > 0);
+}
+
+/* A failing point through a server is an error with its exit status; a server that cannot serve
+ * (here one that exits at once) falls back to spawning the program per point. */
+static void fork_server_failures(void **s)
+{
+    (void)s;
+    static const char *const fakes[] = {
+        /* serves, and every run exits 3 (wait status 3 << 8) */
+        "#!/bin/sh\nif [ \"$1\" = --serve ]; then while read l; do echo 'status 768'; done; exit 0; fi\nexit 5\n",
+        /* dies as a server; spawned per point it exits 4 */
+        "#!/bin/sh\n[ \"$1\" = --serve ] && exit 0\necho 'armprof-vp: no such scenario'\nexit 4\n",
+    };
+    static const char *const want[] = { "armprof-vp exit 3", "armprof-vp exit 4: armprof-vp: no such scenario" };
+    for (int k = 0; k < 2; k++) {
+        char path[256];
+        snprintf(path, sizeof(path), EXPLORE_TMP "/fake-vp-%d.sh", k);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(fakes[k], f);
+        fclose(f);
+        chmod(path, 0755);
+        ex_point_cfg cfg;
+        ex_point_build(&sw, 0, &cfg);
+        ex_result r;
+        char err[512] = "";
+        assert_int_equal(ex_point_run_platform(&sw, &cfg, path, EXPLORE_TMP, &r, err, sizeof(err)), -1);
+        if (!strstr(err, want[k]))
+            fail_msg("expected \"%s\" in \"%s\"", want[k], err);
+    }
+}
+
 /* The figures armprof-vp's summary does not give have no column (and are null in JSON). */
 static void missing_metrics(void **s)
 {
@@ -185,6 +238,8 @@ int main(void)
         cmocka_unit_test(scenario_text),
         cmocka_unit_test(lost_monotonic),
         cmocka_unit_test(same_on_1_and_2_workers),
+        cmocka_unit_test(fork_server_same_as_spawn),
+        cmocka_unit_test(fork_server_failures),
         cmocka_unit_test(missing_metrics),
         cmocka_unit_test(unsupported_rejected),
     };

@@ -68,6 +68,7 @@ void expect_fault(const armprof_mem_result &r, uint8_t ec, uint8_t fsc)
     assert_int_equal(r.fsc, fsc);
 }
 
+// RLWHSF: nVM 0: the pointers are VAs translated by the owning regime's stage 1.
 void test_s1_walk_writes_bytes(void **)
 {
     build(false);
@@ -78,6 +79,7 @@ void test_s1_walk_writes_bytes(void **)
     assert_memory_equal(soc->host(IPA_BUF + 0x1230), data.data(), 16);
 }
 
+// RDQTTB: with stage 2, the stage 1 output IPA goes through stage 2 like any other IPA.
 void test_s1_s2_walk_writes_bytes(void **)
 {
     build(true);
@@ -233,6 +235,7 @@ void test_address_size_faults(void **)
     }
 }
 
+// RVGJHQ: stage 1 as for any VA: the top byte is ignored with TBI, and a fault without it.
 void test_va_range_and_tbi(void **)
 {
     build(false);
@@ -319,6 +322,9 @@ void test_gpc_fault_injected(void **)
     expect_fault(soc->ini.write(regime_el1(), VA_BUF, pattern(8, 0)), ARMPROF_EC_GPC, ARMPROF_FSC_GPF);
 }
 
+// RRPSLW / RSDWFC: nVM 1: stage 1 disabled, the pointers are PAs, or IPAs with stage 2.
+// RQJNFT: OAMax is 47 here (no FEAT_LPA / FEAT_D128): bits [63:48] are the CONSTRAINED
+// UNPREDICTABLE case, bits [47:PAMax] the Address Size fault of RXBFCM.
 void test_nvm_pointers(void **)
 {
     build(true);

@@ -142,6 +142,7 @@ void check_mem(uint64_t off, uint64_t from, uint64_t n)
 
 // Fill mode (RMBSHC): the write that reaches the Limit pointer wraps TRBPTR_EL1 to the base,
 // stops collection and raises TRBIRQ; software clearing TRBSR_EL1.IRQ drops it (RVSCDV).
+// RTPPCF: TRBIRQ reaches the interrupt controller as PE 0's PPI (PPI_TRBIRQ_DEFAULT).
 void test_fill_mode_wrap_RMBSHC(void **)
 {
     program(TRBU_FM_FILL);

@@ -130,6 +130,7 @@ static void test_config_validate(void **s)
 }
 
 /* REGISTERS.md encodings of the snapshot registers, and the counter encodings of D24.5. */
+/* RVLKCZ: as many PMEVCNTSVR<n>_EL1 as event counters (n >= N is UNDEFINED). */
 static void test_encodings(void **st)
 {
     fixture *f = *st;
@@ -268,6 +269,7 @@ static int table_lookup(int m3, int m2, int sse, bool el3, bool el2)
 
 /* Every row of Table D13-10, every value behind each "xx", every EL2/EL3-implemented combination:
  * the state, and what a write of 1 to PMSSCR_EL1.SS does (RSCLCQ, RMFJWS). */
+/* RVPZHN / RDBRSV: every row of Table D13-10. */
 static void test_RYWLFL_RTSYTY_table_d13_10(void **st)
 {
     fixture *f = *st;
@@ -390,6 +392,8 @@ static void test_RTSYTY_os_lock_debug(void **st)
 /* ----- Capture behaviour ------------------------------------------------------------------- */
 
 /* Example D13-8: MSR PMSSCR_EL1 #1, then poll SS until it reads 0, then read the snapshot. */
+/* RTYNSW: an allowed Capture writes PMEVCNTSVR<n>_EL1, PMCCNTSVR_EL1 and PMICNTSVR_EL1; RWSVYM:
+ * then PMSSCR_EL1.{NC,SS} = {0,0}, which the poll below waits for. */
 static void test_example_d13_8_polling(void **st)
 {
     fixture *f = *st;

@@ -169,6 +169,7 @@ static void test_config_and_offsets(void **st)
 
 /* ----- D13.9: sampling on Capture events ----------------------------------------------------- */
 
+/* RPLPCY: on an allowed Capture with PMPCSCTL.SS the PC sample and context views are written. */
 /* SS = 1, allowed, Non-debug: PMPCSR = address + execution state, PMCID1SR / PMCID2SR / PMVIDSR
  * (EXT32); reads while SS == 1 have no side effect (H7.1.1.1: sampling on reads disabled). */
 static void test_ss1_allowed_ext32(void **st)
@@ -364,6 +365,7 @@ static void test_prohibited_no_write_no_freeze(void **st)
 
 /* The sample is captured before PMSSCR_EL1.{NC,SS} = {0,0}, after the counters were saved; with
  * a timed Capture nothing changes before it completes. */
+/* RMPZSB: the recently-executed instruction is sampled before PMSSCR_EL1.{NC,SS} = {0,0}. */
 static void test_order_and_timed(void **st)
 {
     fixture *f = *st;

@@ -417,6 +417,7 @@ static uint64_t xs(uint64_t *s)
     return *s;
 }
 
+/* RPSLVX: the buffer runs from PMBPTR_EL1 to the limit minus one: no byte at or past the limit. */
 static void test_property_limit_and_accounting(void **state)
 {
     (void)state;

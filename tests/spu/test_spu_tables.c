@@ -90,6 +90,8 @@ static void check_row(fx *f, const t3row *r, int s, int e, int ns, int nspb, int
     }
 }
 
+/* RTDHBH / RKRVDC: profiling disabled at EL3, at EL2 when the owning EL is EL1, and at EL0
+ * with HCR_EL2.TGE == 1. */
 static void test_table3(void **state)
 {
     fx *f = *state;
@@ -172,6 +174,10 @@ static bool match2(int want, int v)
     return want == v;
 }
 
+/* Table D17-4 with RWWFKZ (the owning regime from the owning Security state and EL), RBWRVP
+ * (the owning Security state from MDCR_EL3.{NSPBE,NSPB}), RKFMHR (the owning EL from EL2 and
+ * MDCR_EL2.E2PB), RTDHBH (owning EL1: regime EL1&0) and RKRVDC (owning EL2: EL2 or EL2&0 by
+ * HCR_EL2.E2H). RTDHBH / RKRVDC's "profiling is disabled at" lists are Table 3 (test_table3). */
 static void test_table_d17_4(void **state)
 {
     fx *f = *state;

@@ -22,14 +22,15 @@ static void small(run_trbe_opts *o)
 static void check_consistent(const run_trbe_opts *o, const run_trbe_result *r)
 {
     assert_int_equal(r->error, ARMPROF_OK);
-    assert_int_equal(r->st.bytes_in, o->bytes);
+    /* every refused offer is offered again: the source's bytes plus the refusals */
+    assert_int_equal(r->st.bytes_in, o->bytes + r->st.bytes_refused);
     /* Fill mode never overwrites: every byte the unit wrote is read out once, plus the
      * driver's alignment padding */
     assert_int_equal(r->dumped_bytes, r->st.bytes_written + r->pad_bytes);
     assert_true(r->serviced_wraps <= r->st.buffer_full_events);
     assert_int_equal(r->serviced_wraps + r->fatal + r->spurious, r->irqs);
     assert_int_equal(r->st.bytes_in + r->st.bytes_padded,
-                     r->st.bytes_written + r->st.bytes_discarded);
+                     r->st.bytes_written + r->st.bytes_discarded + r->st.bytes_refused);
     assert_int_equal(r->trblimitr & 1, 0);              /* left disabled */
 }
 
@@ -94,6 +95,48 @@ static void test_stop_on_trigger_run(void **s)
     assert_true(r.fatal > 0);                           /* TRG set: the driver truncates */
 }
 
+/* Memory timing: with latency 0 the run is the functional one (any max_outstanding_writes);
+ * with latency the same trace is written (same bytes in trbe.bin's order, same events), the
+ * writer stalls, the source is back-pressured, and more outstanding writes stall it less. */
+static void test_write_latency_run(void **s)
+{
+    (void)s;
+    run_trbe_opts o;
+    small(&o);
+    o.trigger_every = 0;
+    run_trbe_result base, z, l1, l4;
+    assert_int_equal(run_trbe(&o, &base), 0);
+    o.trbu.max_outstanding_writes = 4;
+    assert_int_equal(run_trbe(&o, &z), 0);
+    assert_int_equal(z.st.bytes_written, base.st.bytes_written);
+    assert_int_equal(z.dumped_bytes, base.dumped_bytes);
+    assert_int_equal(z.cycles, base.cycles);
+    assert_int_equal(z.irqs, base.irqs);
+    assert_int_equal(z.st.bytes_refused, 0);
+    assert_int_equal(z.source_stall_cycles, 0);
+    assert_int_equal(z.st.write_latency_max, 0);
+    o.bytes_per_cycle = 64;                             /* trace faster than one write per latency */
+    o.write_latency = 40;
+    o.trbu.max_outstanding_writes = 1;
+    assert_int_equal(run_trbe(&o, &l1), 0);
+    check_consistent(&o, &l1);
+    o.trbu.max_outstanding_writes = 4;
+    assert_int_equal(run_trbe(&o, &l4), 0);
+    check_consistent(&o, &l4);
+    /* 40 cycles each, but writes the driver's TSB CSYNC found outstanding are accepted then */
+    assert_int_equal(l1.st.write_latency_max, 40);
+    assert_true(l1.st.write_latency_sum > 35 * l1.st.port_writes);
+    assert_int_equal(l1.st.outstanding_writes_max, 1);
+    assert_true(l4.st.outstanding_writes_max > 1 && l4.st.outstanding_writes_max <= 4);
+    assert_true(l1.st.bytes_refused > 0);
+    assert_true(l1.source_stall_cycles > 0 && l1.st.writer_stall_cycles > 0);
+    assert_true(l4.source_stall_cycles < l1.source_stall_cycles);
+    assert_true(l1.st.buf_bytes_max > 64);
+    /* Fill mode, nothing lost to timing: every byte of the source is written or discarded
+     * while stopped, as without latency. */
+    assert_int_equal(l1.st.bytes_written + l1.st.bytes_discarded, o.bytes + l1.st.bytes_padded);
+}
+
 static void test_bad_options(void **s)
 {
     (void)s;
@@ -115,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_linux_like_run),
         cmocka_unit_test(test_ignore_trigger_run),
         cmocka_unit_test(test_stop_on_trigger_run),
+        cmocka_unit_test(test_write_latency_run),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests_name("run_trbe", tests, NULL, NULL);

@@ -404,6 +404,8 @@ static void test_table_D6_10_trbsr_el3_RMFMXQ(void **s)
     exc_table("D6-10", d6_10, sizeof(d6_10) / sizeof(d6_10[0]), 3);
 }
 
+/* RYXTTY: an enabled and unmasked TRBE Profiling exception is taken (TRBU_EXC_TAKEN) at once;
+ * masked ones stay pending. */
 static void test_exception_debug_and_security_RMFMXQ(void **s)
 {
     (void)s;

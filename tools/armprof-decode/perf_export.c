@@ -10,7 +10,8 @@
  *   data:   PERF_RECORD_TIME_CONV (with a timer frequency: Timestamp ticks -> ns),
  *           PERF_RECORD_ID_INDEX (id -> mmap index, CPU),
  *           PERF_RECORD_AUXTRACE_INFO (type PERF_AUXTRACE_ARM_SPE, priv = { PMU type, per-cpu mmaps }),
- *           PERF_RECORD_COMM, then per CPU PERF_RECORD_AUX (kernel records carry the sample_id_all
+ *           PERF_RECORD_COMM (one per thread with a buffer), PERF_RECORD_MMAP2 of the process's
+ *           files when given, then per CPU PERF_RECORD_AUX (kernel records carry the sample_id_all
  *           trailer: perf only orders events, which its SPE decoder requires, when it is set)
  *           and PERF_RECORD_AUXTRACE (idx = buffer index, cpu) + the buffer (padded to 8),
  *           PERF_RECORD_FINISHED_ROUND
@@ -32,6 +33,7 @@
 /* perf's own record types and constants (tools/perf/util/event.h, auxtrace.h, header.h). */
 enum {
     PERF_RECORD_COMM_ = 3,
+    PERF_RECORD_MMAP2_ = 10,
     PERF_RECORD_AUX_ = 11,
     PERF_RECORD_FINISHED_ROUND_ = 68,
     PERF_RECORD_ID_INDEX_ = 69,
@@ -61,6 +63,8 @@ enum {
 #define ATTR_ENABLE_ON_EXEC (1ull << 12)
 #define ATTR_SAMPLE_ID_ALL  (1ull << 18)
 #define SPE_EVENT_ID 1ull
+#define PERF_RECORD_MISC_USER_ 2u
+#define PERF_RECORD_MISC_MMAP_DATA_ (1u << 13)
 
 /* A growable little-endian byte buffer. */
 typedef struct obuf {
@@ -194,6 +198,9 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         if (o_in->pid) o.pid = o_in->pid;
         if (o_in->comm) o.comm = o_in->comm;
         o.timer_hz = o_in->timer_hz;
+        o.mmaps = o_in->mmaps;
+        o.n_mmaps = o_in->n_mmaps;
+        o.extra_sample_type = o_in->extra_sample_type;
     }
     if (nbuf == 0 || nbuf > PERF_EXPORT_MAX_CPUS) {
         snprintf(err, errlen, "%s: %zu buffers given, 1 to %d supported", path, nbuf, PERF_EXPORT_MAX_CPUS);
@@ -226,7 +233,7 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
     ob_u64(&b, 0);                                        /* config */
     ob_u64(&b, 1);                                        /* sample_period */
     ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_CPU_ |
-                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_);
+                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_ | o.extra_sample_type);
     ob_u64(&b, 0);                                        /* read_format */
     ob_u64(&b, ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL);
     ob_zero(&b, ATTR_SIZE - 48);                          /* wakeup_events ... sig_data */
@@ -281,6 +288,50 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         ob_u32(&b, o.pid);
         ob_bytes(&b, comm, cl);
         sample_id(&b, o.pid, bufs[0].cpu, SPE_EVENT_ID);
+        /* Threads of the process with a buffer of their own: COMM (pid, tid), so perf finds
+         * the thread and gives it the process's maps. */
+        for (size_t i = 0; i < nbuf; i++) {
+            uint32_t tid = bufs[i].tid;
+            int seen = tid == 0 || tid == o.pid;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = bufs[j].tid == tid;
+            if (seen)
+                continue;
+            ev_header(&b, PERF_RECORD_COMM_, 0, (uint16_t)(8 + 8 + cl + SAMPLE_ID_SIZE));
+            ob_u32(&b, o.pid);
+            ob_u32(&b, tid);
+            ob_bytes(&b, comm, cl);
+            sample_id(&b, o.pid, bufs[i].cpu, SPE_EVENT_ID + i);
+        }
+    }
+    /* PERF_RECORD_MMAP2: pid, tid, start, len, pgoff, maj, min, ino, ino_generation, prot,
+     * flags, filename (NUL-terminated, padded to 8), sample_id trailer. */
+    for (size_t i = 0; i < o.n_mmaps; i++) {
+        const perf_export_mmap *m = &o.mmaps[i];
+        const char *fn = m->filename ? m->filename : "//anon";
+        size_t fl = (strlen(fn) + 1 + 7) & ~(size_t)7;
+        if (fl > 4096) {
+            snprintf(err, errlen, "%s: mapping file name too long: %s", path, fn);
+            free(b.p);
+            return -1;
+        }
+        uint16_t misc = (uint16_t)(PERF_RECORD_MISC_USER_ | (m->data ? PERF_RECORD_MISC_MMAP_DATA_ : 0));
+        ev_header(&b, PERF_RECORD_MMAP2_, misc, (uint16_t)(8 + 8 + 24 + 24 + 8 + fl + SAMPLE_ID_SIZE));
+        ob_u32(&b, o.pid);
+        ob_u32(&b, o.pid);
+        ob_u64(&b, m->start);
+        ob_u64(&b, m->len);
+        ob_u64(&b, m->pgoff);
+        ob_u32(&b, m->maj);
+        ob_u32(&b, m->min);
+        ob_u64(&b, m->ino);
+        ob_u64(&b, 0);                                    /* ino_generation */
+        ob_u32(&b, m->prot);
+        ob_u32(&b, m->flags);
+        char name[4096] = { 0 };
+        memcpy(name, fn, strlen(fn));
+        ob_bytes(&b, name, fl);
+        sample_id(&b, o.pid, bufs[0].cpu, SPE_EVENT_ID);
     }
     for (size_t i = 0; i < nbuf; i++) {
         size_t len = bufs[i].len, padded = (len + 7) & ~(size_t)7;
@@ -289,14 +340,20 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         ob_u64(&b, 0);
         ob_u64(&b, padded);
         ob_u64(&b, 0);
-        sample_id(&b, o.pid, bufs[i].cpu, SPE_EVENT_ID + i);
+        uint32_t tid = bufs[i].tid ? bufs[i].tid : o.pid;
+        ob_u32(&b, o.pid);                                /* sample_id: pid, tid, ... */
+        ob_u32(&b, tid);
+        ob_u64(&b, 0);
+        ob_u32(&b, bufs[i].cpu);
+        ob_u32(&b, 0);
+        ob_u64(&b, SPE_EVENT_ID + i);
         /* PERF_RECORD_AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; then the data */
         ev_header(&b, PERF_RECORD_AUXTRACE_, 0, 8 + 40);
         ob_u64(&b, padded);                               /* size, padding included */
         ob_u64(&b, 0);                                    /* offset in the AUX area */
         ob_u64(&b, 0x41524d50524f46ull + i);              /* reference (any value) */
         ob_u32(&b, (uint32_t)i);                          /* idx: the per-cpu mmap / queue */
-        ob_u32(&b, o.pid);                                /* tid */
+        ob_u32(&b, tid);                                  /* tid */
         ob_u32(&b, bufs[i].cpu);                          /* cpu */
         ob_u32(&b, 0);
         ob_bytes(&b, bufs[i].data, len);

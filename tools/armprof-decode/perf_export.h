@@ -9,6 +9,17 @@
 /* Most CPUs (buffers) one file holds. */
 #define PERF_EXPORT_MAX_CPUS 256
 
+/* One file mapping of the profiled process, written as PERF_RECORD_MMAP2 so perf resolves sample
+ * addresses to the executable's and libraries' symbols (armprof-qemu). */
+typedef struct perf_export_mmap {
+    uint64_t start, len, pgoff;   /* virtual address, length, file offset (bytes) */
+    uint32_t maj, min;            /* device of the file */
+    uint64_t ino;                 /* inode of the file */
+    uint32_t prot, flags;         /* PROT_* and MAP_* of the mapping */
+    int data;                     /* 1: a data mapping (PERF_RECORD_MISC_MMAP_DATA) */
+    const char *filename;
+} perf_export_mmap;
+
 typedef struct perf_export_opts {
     uint64_t midr;          /* MIDR_EL1 written as HEADER_CPUID (default Neoverse N1 r3p1, 0x413fd0c1) */
     uint32_t pmu_type;      /* perf_event_attr.type of the arm_spe PMU (default 8) */
@@ -18,6 +29,11 @@ typedef struct perf_export_opts {
     uint64_t timer_hz;      /* frequency of the counter in the Timestamp packets: written as
                                PERF_RECORD_TIME_CONV so perf converts them to ns; 0: no
                                TIME_CONV, perf shows time 0 */
+    const perf_export_mmap *mmaps; /* PERF_RECORD_MMAP2 events of process `pid` (may be NULL) */
+    size_t n_mmaps;
+    uint64_t extra_sample_type; /* more perf_event_attr.sample_type bits, as perf record sets them
+                               (e.g. PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, (1 << 3) | (1 << 15),
+                               which perf report --mem-mode looks for); 0: none */
 } perf_export_opts;
 
 /* One CPU's Profiling Buffer contents. */
@@ -25,6 +41,8 @@ typedef struct perf_export_buf {
     const uint8_t *data;
     size_t len;
     uint32_t cpu;           /* CPU number (distinct per buffer, < PERF_EXPORT_MAX_CPUS) */
+    uint32_t tid;           /* thread whose trace this is (0: the process, opts.pid); a thread
+                               other than pid gets its own PERF_RECORD_COMM in process pid */
 } perf_export_buf;
 
 /* perf's tick -> ns conversion (struct perf_tsc_conversion subset). */

@@ -178,6 +178,10 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
  * Safe from several threads at once. Returns 0, or -1 with a message. */
 int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
                           ex_result *res, char *err, size_t errlen);
+/* Platform points run through a fork server per worker thread (armprof-vp --serve: loaded once, a
+ * child forked per point before elaboration) unless turned off here or by ARMPROF_EXPLORE_SPAWN=1
+ * (then one armprof-vp process is spawned per point). The results are the same either way. */
+void ex_platform_fork_server(bool on);
 /* The scenario armprof-vp gets for a point, as YAML text (malloc'd; NULL when out of memory). */
 char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg);
 /* The armprof-vp next to the running program (/proc/self/exe), or NULL. Static storage. */
@@ -194,6 +198,15 @@ typedef struct ex_run_opts {
     volatile int *stop;     /* when it becomes non-zero, no new point starts (may be NULL) */
     FILE *summary;          /* recommendation and the list of files written (may be NULL) */
     const char *vp_path;    /* armprof-vp for the platform model (sw->model) */
+    /* Slurm (slurm.c). A task runs its slice `only` into its own results file `state_path` and
+     * writes no outputs; a run without state_path first gathers OUTDIR/slurm/results/ into
+     * OUTDIR/points.jsonl. */
+    const size_t *only;     /* run only these points (NULL: every point without a result) */
+    size_t nonly;
+    const char *state_path; /* results file instead of OUTDIR/points.jsonl (NULL: that one) */
+    bool merge_only;        /* run nothing: gather results, write the outputs when none is missing */
+    size_t **plan;          /* non-NULL: set *plan (malloc'd) / *nplan to the points without a result, run nothing */
+    size_t *nplan;
 } ex_run_opts;
 
 typedef struct ex_run_stats {
@@ -206,6 +219,25 @@ typedef struct ex_run_stats {
 /* Runs every point not already in OUTDIR/points.jsonl, then writes results.csv, results.json,
  * the plots and recommendation.txt. Returns 0 when every point has a result. */
 int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, char *err, size_t errlen);
+
+/* --slurm: the sweep as one Slurm job array (sbatch --array), a task per slice of the points
+ * without a result, then a dependent merge job (or, with wait, this process) writes the outputs.
+ * Returns 0 when submitted (wait: when every point has a result and the outputs are written). */
+typedef struct ex_slurm_opts {
+    const char *sweep_path; /* the sweep file, as given */
+    const char *slurm_opt;  /* extra sbatch options, shell words (NULL: none) */
+    size_t slice;           /* points per task (0: from the point cost) */
+    bool wait;              /* wait for the array and merge here instead of a merge job */
+} ex_slurm_opts;
+int ex_slurm_submit(const ex_sweep *sw, const ex_run_opts *ro, const ex_slurm_opts *so, ex_run_stats *st,
+                    char *err, size_t errlen);
+/* Inside a Slurm array task: runs line SLURM_ARRAY_TASK_ID of task_file (point indices) into
+ * OUTDIR/slurm/results/<job>_<task>.jsonl. */
+int ex_slurm_task(const ex_sweep *sw, const ex_run_opts *ro, const char *task_file, ex_run_stats *st, char *err,
+                  size_t errlen);
+/* The points per task --slurm chooses: about a minute of work per task, at least 32 tasks when the
+ * sweep has that many points, at most 1000 tasks. */
+size_t ex_slurm_slice(const ex_sweep *sw, size_t npoints);
 
 /* Writes the tables, plots and recommendation from per-point results (all present). */
 int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdir, bool plots,

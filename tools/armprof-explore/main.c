@@ -37,6 +37,13 @@ static void usage(FILE *f)
             "                     process per point (only the parameters armprof-vp has)\n"
             "      --vp PATH      the armprof-vp to run (default: $ARMPROF_VP, else the one next\n"
             "                     to armprof-explore)\n"
+            "      --slurm        run the points as one Slurm job array (sbatch --array) and merge\n"
+            "                     them in a dependent job: OUT must be on a file system the nodes\n"
+            "                     share; running the command again submits only missing points\n"
+            "      --slurm-opt S  extra sbatch options for every job, e.g. \"-p long --cpus-per-task=4\"\n"
+            "      --slurm-slice N  points per array task (default: about a minute of work each)\n"
+            "      --wait         with --slurm: wait for the array here (task counts from squeue on\n"
+            "                     a terminal) and write the outputs instead of a merge job\n"
             "      --list-params  the parameters a sweep file can set or sweep, and the metrics\n"
             "  -h, --help         this text\n");
 }
@@ -63,7 +70,11 @@ int main(int argc, char **argv)
 {
     ex_run_opts ro = { .jobs = 0, .progress = true, .plots = true, .summary = stdout, .stop = &stop_flag };
     const char *out = NULL;
-    enum { O_FRESH = 256, O_NOPLOTS, O_MODEL, O_LIST, O_VP };
+    enum { O_FRESH = 256, O_NOPLOTS, O_MODEL, O_LIST, O_VP, O_SLURM, O_SLURM_OPT, O_SLURM_SLICE, O_WAIT,
+           O_SLURM_TASK, O_SLURM_MERGE };
+    bool slurm = false, slurm_merge = false;
+    const char *slurm_task = NULL;
+    ex_slurm_opts so = { 0 };
     ex_model model = EX_MODEL_C;
     const char *vp = NULL;
     static const struct option lo[] = {
@@ -71,7 +82,10 @@ int main(int argc, char **argv)
         { "fresh", no_argument, 0, O_FRESH }, { "no-plots", no_argument, 0, O_NOPLOTS },
         { "quiet", no_argument, 0, 'q' }, { "model", required_argument, 0, O_MODEL },
         { "list-params", no_argument, 0, O_LIST }, { "help", no_argument, 0, 'h' },
-        { "vp", required_argument, 0, O_VP }, { 0, 0, 0, 0 } };
+        { "vp", required_argument, 0, O_VP }, { "slurm", no_argument, 0, O_SLURM },
+        { "slurm-opt", required_argument, 0, O_SLURM_OPT }, { "slurm-slice", required_argument, 0, O_SLURM_SLICE },
+        { "wait", no_argument, 0, O_WAIT }, { "slurm-task", required_argument, 0, O_SLURM_TASK },
+        { "slurm-merge", no_argument, 0, O_SLURM_MERGE }, { 0, 0, 0, 0 } };
     int ch;
     while ((ch = getopt_long(argc, argv, "j:o:qh", lo, NULL)) != -1) {
         switch (ch) {
@@ -100,6 +114,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "armprof-explore: --model expects c or platform, got '%s'\n", optarg);
             return 2;
         case O_VP: vp = optarg; break;
+        case O_SLURM: slurm = true; break;
+        case O_SLURM_OPT: so.slurm_opt = optarg; break;
+        case O_SLURM_SLICE: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || v < 1) {
+                fprintf(stderr, "armprof-explore: --slurm-slice expects a positive number of points, got '%s'\n", optarg);
+                return 2;
+            }
+            so.slice = (size_t)v;
+            break;
+        }
+        case O_WAIT: so.wait = true; break;
+        case O_SLURM_TASK: slurm_task = optarg; break;
+        case O_SLURM_MERGE: slurm_merge = true; break;
         case O_LIST: list_params(); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -108,6 +138,10 @@ int main(int argc, char **argv)
     if (optind != argc - 1) {
         fprintf(stderr, "armprof-explore: expected one sweep file\n");
         usage(stderr);
+        return 2;
+    }
+    if (!slurm && (so.slurm_opt || so.slice || so.wait)) {
+        fprintf(stderr, "armprof-explore: --slurm-opt, --slurm-slice and --wait go with --slurm\n");
         return 2;
     }
     static ex_sweep sw;
@@ -131,8 +165,8 @@ int main(int argc, char **argv)
             return 2;
         }
         ro.vp_path = vp;
-        if (ro.progress)
-            fprintf(stderr, "armprof-explore: platform model: %s, one process per point\n", vp);
+        if (ro.progress && !slurm_task)
+            fprintf(stderr, "armprof-explore: platform model: %s, a child forked per point\n", vp);
     } else if (ro.progress && sw.ignored[0]) {
         fprintf(stderr, "armprof-explore: the C-level model ignores the platform's %s\n", sw.ignored);
     }
@@ -148,11 +182,17 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     ex_run_stats st;
-    int rc = ex_sweep_run(&sw, &ro, &st, err, sizeof(err));
+    ro.merge_only = slurm_merge;
+    so.sweep_path = argv[optind];
+    int rc = slurm_task ? ex_slurm_task(&sw, &ro, slurm_task, &st, err, sizeof(err))
+             : slurm    ? ex_slurm_submit(&sw, &ro, &so, &st, err, sizeof(err))
+                        : ex_sweep_run(&sw, &ro, &st, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "armprof-explore: %s\n", err);
         return st.interrupted ? 130 : 1;
     }
+    if (slurm && !so.wait)
+        return 0;
     if (ro.progress)
         fprintf(stderr, "armprof-explore: %zu points (%zu run, %zu resumed) in %.2f s\n", st.points, st.ran,
                 st.resumed, st.wall_seconds);

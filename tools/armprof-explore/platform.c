@@ -11,10 +11,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -305,6 +308,146 @@ static int read_summary(const char *text, const ex_point_cfg *cfg, ex_result *re
     return 0;
 }
 
+/*
+ * The fork server (armprof-vp --serve, platform/vp/serve.cpp): each worker thread keeps one
+ * armprof-vp loaded; a point is one request line, the server forks a child before elaboration
+ * and answers with its wait status. The child runs exactly `armprof-vp SCENARIO --out DIR
+ * --quiet`, without the process start-up and dynamic linking (2/3 of a small point's cost).
+ * A server that cannot start or dies is replaced; when none can run, points are spawned.
+ */
+static volatile int fork_server_off = -1; /* -1: not decided (ARMPROF_EXPLORE_SPAWN=1 turns it off) */
+
+void ex_platform_fork_server(bool on) { fork_server_off = !on; }
+
+typedef struct vp_server {
+    pid_t pid;
+    int fd;     /* a socket: requests are sent with MSG_NOSIGNAL (a dead server is no SIGPIPE) */
+    FILE *from; /* the responses, through a dup of fd */
+    char vp[4096];
+} vp_server;
+
+static pthread_key_t server_key;
+static pthread_once_t server_once = PTHREAD_ONCE_INIT;
+
+/* Returns the signal that ended the server (0: it exited). */
+static int server_close(vp_server *v)
+{
+    if (v->fd > 0)
+        close(v->fd); /* end of input: the server exits */
+    if (v->from)
+        fclose(v->from);
+    int st = 0;
+    if (v->pid > 0)
+        while (waitpid(v->pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    v->fd = -1;
+    v->from = NULL;
+    v->pid = 0;
+    return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+static void server_free(void *p)
+{
+    if (p) {
+        server_close(p);
+        free(p);
+    }
+}
+
+static void server_key_init(void) { pthread_key_create(&server_key, server_free); }
+
+static int server_start(vp_server *v, const char *vp_path)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], STDOUT_FILENO);
+    /* The server itself says nothing but the SystemC banner; each child writes its own log. */
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    char *argv[] = { (char *)vp_path, (char *)"--serve", NULL };
+    /* LD_BIND_NOW: the server resolves every symbol once, so the children do not each bind them. */
+    size_t ne = 0;
+    while (environ[ne])
+        ne++;
+    char **envp = calloc(ne + 2, sizeof(*envp));
+    int rc = -1;
+    if (envp) {
+        size_t k = 0;
+        for (size_t i = 0; i < ne; i++)
+            if (strncmp(environ[i], "LD_BIND_NOW=", 12))
+                envp[k++] = environ[i];
+        envp[k++] = (char *)"LD_BIND_NOW=1";
+        envp[k] = NULL;
+        rc = posix_spawn(&v->pid, vp_path, &fa, NULL, argv, envp);
+        free(envp);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc != 0) {
+        close(sv[0]);
+        v->pid = 0;
+        v->fd = -1;
+        return -1;
+    }
+    v->fd = sv[0];
+    int rd = fcntl(sv[0], F_DUPFD_CLOEXEC, 0);
+    v->from = rd >= 0 ? fdopen(rd, "r") : NULL;
+    snprintf(v->vp, sizeof(v->vp), "%s", vp_path);
+    if (!v->from) {
+        if (rd >= 0)
+            close(rd);
+        server_close(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* One run through this thread's server: 0 with the child's wait status, -1 when the server
+ * is unusable (it is closed; the caller may retry once with a new one), or the signal that
+ * stopped it (SIGINT, SIGTERM, SIGHUP: Ctrl-C reaches the whole process group) when the point
+ * must not be run again. */
+static int server_run(vp_server *v, const char *vp_path, const char *log, const char *scen, const char *dir,
+                      int *status)
+{
+    if (v->pid && strcmp(v->vp, vp_path))
+        server_close(v);
+    if (!v->pid && server_start(v, vp_path))
+        return -1;
+    char req[13000];
+    int n = snprintf(req, sizeof(req), "%s\t%s\t--out\t%s\t--quiet\n", log, scen, dir);
+    for (int off = 0; n > 0 && off < n;) {
+        ssize_t w = send(v->fd, req + off, (size_t)(n - off), MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            server_close(v);
+            return -1;
+        }
+        off += (int)w;
+    }
+    char line[256];
+    while (fgets(line, sizeof(line), v->from)) {
+        if (!strncmp(line, "status ", 7)) { /* other lines: the SystemC banner */
+            *status = atoi(line + 7);
+            return 0;
+        }
+    }
+    int sig = server_close(v); /* the server died */
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ? sig : -1;
+}
+
+static bool fork_server_on(void)
+{
+    if (fork_server_off < 0) {
+        const char *e = getenv("ARMPROF_EXPLORE_SPAWN");
+        fork_server_off = e && *e && strcmp(e, "0");
+    }
+    return !fork_server_off;
+}
+
 int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
                           ex_result *res, char *err, size_t errlen)
 {
@@ -333,23 +476,46 @@ int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const cha
         return -1;
     }
 
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    char *argv[] = { (char *)vp_path, scen, (char *)"--out", dir, (char *)"--quiet", NULL };
     double t0 = now_s();
-    pid_t pid;
-    int rc = posix_spawn(&pid, vp_path, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot run %s: %s", vp_path, strerror(rc));
-        return -1;
+    int status = 0, rc;
+    bool served = false;
+    if (fork_server_on() && !strchr(scen, '\t') && !strchr(dir, '\t') && !strchr(scen, '\n') &&
+        !strchr(dir, '\n')) {
+        pthread_once(&server_once, server_key_init);
+        vp_server *v = pthread_getspecific(server_key);
+        if (!v && (v = calloc(1, sizeof(*v))) != NULL) {
+            v->fd = -1;
+            if (pthread_setspecific(server_key, v) != 0) {
+                free(v);
+                v = NULL;
+            }
+        }
+        int r = v ? server_run(v, vp_path, log, scen, dir, &status) : -1;
+        if (v && r == -1)
+            r = server_run(v, vp_path, log, scen, dir, &status);
+        if (r > 0) {
+            snprintf(err, errlen, "armprof-vp server stopped by signal %d (kept %s)", r, dir);
+            return -1;
+        }
+        served = r == 0;
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    if (!served) {
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+        char *argv[] = { (char *)vp_path, scen, (char *)"--out", dir, (char *)"--quiet", NULL };
+        pid_t pid;
+        rc = posix_spawn(&pid, vp_path, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot run %s: %s", vp_path, strerror(rc));
+            return -1;
+        }
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
     double host = now_s() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char l[256];
@@ -369,7 +535,7 @@ int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const cha
     free(js);
     if (rc)
         return -1;
-    res->m[EXM_HOST_SECONDS] = host; /* the whole child: start-up, elaboration, run, summary */
+    res->m[EXM_HOST_SECONDS] = host; /* the child: (start-up when spawned), elaboration, run, summary */
     remove_dir(dir);
     return 0;
 }

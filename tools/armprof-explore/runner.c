@@ -4,6 +4,7 @@
 #include "explore.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -227,6 +228,69 @@ static int mkdirs(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+/* Appends the whole lines of every .jsonl file in OUTDIR/slurm/results (the Slurm tasks' results) to the
+ * state file and removes those files: their points then resume like any finished point. */
+static int absorb_task_results(const char *outdir, const char *state_path, char *err, size_t errlen)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/slurm/results", outdir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    FILE *o = fopen(state_path, "a");
+    if (!o) {
+        closedir(d);
+        snprintf(err, errlen, "cannot write %s: %s", state_path, strerror(errno));
+        return -1;
+    }
+    char **done = NULL;
+    size_t ndone = 0;
+    struct dirent *e;
+    int rc = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl"))
+            continue;
+        char path[4500];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        ssize_t n;
+        while ((n = getline(&line, &cap, f)) > 0)
+            if (line[n - 1] == '\n') /* a torn last line (a killed task) is left out */
+                fputs(line, o);
+        fclose(f);
+        char **nd = realloc(done, (ndone + 1) * sizeof(*nd));
+        if (nd)
+            done = nd;
+        char *dup = nd ? strdup(path) : NULL;
+        if (!dup) {
+            rc = -1;
+            snprintf(err, errlen, "out of memory");
+            break;
+        }
+        done[ndone++] = dup;
+    }
+    closedir(d);
+    free(line);
+    if (fflush(o) != 0 || fsync(fileno(o)) != 0) {
+        if (!rc)
+            snprintf(err, errlen, "cannot write %s: %s", state_path, strerror(errno));
+        rc = -1;
+    }
+    fclose(o);
+    for (size_t i = 0; i < ndone; i++) {
+        if (rc == 0)
+            remove(done[i]); /* now in the state file */
+        free(done[i]);
+    }
+    free(done);
+    return rc;
+}
+
 int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof(*st));
@@ -235,7 +299,10 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
     if (mkdirs(ro->outdir, err, errlen))
         return -1;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/points.jsonl", ro->outdir);
+    if (ro->state_path)
+        snprintf(path, sizeof(path), "%s", ro->state_path);
+    else
+        snprintf(path, sizeof(path), "%s/points.jsonl", ro->outdir);
 
     size_t n = sw->npoints;
     ex_result *res = calloc(n, sizeof(*res));
@@ -253,9 +320,11 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
         ex_point_build(sw, i, &cfg);
         ex_point_key(&cfg, keys[i]);
     }
+    if (!ro->state_path && absorb_task_results(ro->outdir, path, err, errlen))
+        goto out;
     if (ro->fresh)
         remove(path);
-    else if (load_state(sw, path, keys, res, have, &st->resumed, err, errlen))
+    if (!ro->fresh && load_state(sw, path, keys, res, have, &st->resumed, err, errlen))
         goto out;
     state = fopen(path, "a");
     if (!state) {
@@ -264,9 +333,28 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
     }
 
     pool pl = { .sw = sw, .ro = ro, .res = res, .have = have, .todo = todo, .state = state };
-    for (size_t i = 0; i < n; i++)
-        if (!have[i])
-            todo[pl.ntodo++] = i;
+    if (ro->only) {
+        for (size_t k = 0; k < ro->nonly; k++)
+            if (ro->only[k] < n && !have[ro->only[k]])
+                todo[pl.ntodo++] = ro->only[k];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (!have[i])
+                todo[pl.ntodo++] = i;
+    }
+    if (ro->plan) {
+        *ro->plan = todo;
+        *ro->nplan = pl.ntodo;
+        todo = NULL;
+        rc = 0;
+        goto out;
+    }
+    if (ro->merge_only && pl.ntodo) {
+        snprintf(err, errlen, "%zu of %zu points have no result (failed or cancelled Slurm tasks); run the same "
+                 "armprof-explore --slurm command again to submit only those", pl.ntodo, n);
+        st->resumed = n - pl.ntodo;
+        goto out;
+    }
     pthread_mutex_init(&pl.mu, NULL);
     pl.t0 = now_s();
     pl.tty = isatty(STDERR_FILENO);
@@ -278,7 +366,7 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
     }
     if (jobs > pl.ntodo)
         jobs = pl.ntodo ? (unsigned)pl.ntodo : 1;
-    if (ro->progress && st->resumed)
+    if (ro->progress && st->resumed && !ro->merge_only)
         fprintf(stderr, "armprof-explore: %zu of %zu points already done (%s), %zu to run\n",
                 st->resumed, n, path, pl.ntodo);
     if (pl.ntodo) {
@@ -310,6 +398,10 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
     if (st->interrupted) {
         snprintf(err, errlen, "interrupted: %zu of %zu points done; run the same command again to resume",
                  st->resumed + st->ran, n);
+        goto out;
+    }
+    if (ro->state_path) { /* a Slurm task: its points only; the merge writes the outputs */
+        rc = 0;
         goto out;
     }
     if (ex_write_outputs(sw, res, ro->outdir, ro->plots, &st->plotted, ro->summary, err, errlen))

@@ -40,6 +40,9 @@ static void usage(FILE *f)
             "  --trbe             also run the TRBU from a synthetic trace source (OUT/trbe.bin)\n"
             "  --trbe-bytes N     trace bytes for --trbe (default 16 MiB)\n"
             "  --trbe-buffer N    trace buffer bytes for --trbe (default 65536)\n"
+            "  --write-latency N  --trbe: cycles until memory accepts each trace buffer write\n"
+            "                     (default 0: at once)\n"
+            "  --max-outstanding-writes N  --trbe: trace buffer writes in flight, 1..1024 (default 1)\n"
             "  --json             print the JSON summary instead of the readable one\n"
             "  -h, --help         this text\n");
 }
@@ -165,6 +168,7 @@ static void trbe_json(cJSON *j, const run_trbe_result *t)
     char b[24];
     cJSON *o = cJSON_AddObjectToObject(j, "trbu");
     num(o, "bytes_in", (double)t->st.bytes_in);
+    num(o, "bytes_refused", (double)t->st.bytes_refused);
     num(o, "bytes_written", (double)t->st.bytes_written);
     num(o, "bytes_discarded", (double)t->st.bytes_discarded);
     num(o, "wraps", (double)t->st.wraps);
@@ -182,6 +186,14 @@ static void trbe_json(cJSON *j, const run_trbe_result *t)
     num(o, "serviced_wraps", (double)t->serviced_wraps);
     num(o, "dumped_bytes", (double)t->dumped_bytes);
     num(o, "cycles", (double)t->cycles);
+    num(o, "buf_bytes_max", (double)t->st.buf_bytes_max);
+    num(o, "writer_stall_cycles", (double)t->st.writer_stall_cycles);
+    num(o, "source_stall_cycles", (double)t->source_stall_cycles);
+    num(o, "outstanding_writes_max", (double)t->st.outstanding_writes_max);
+    cJSON *wl = cJSON_AddObjectToObject(o, "write_latency_cycles");
+    num(wl, "min", (double)t->st.write_latency_min);
+    num(wl, "mean", t->st.port_writes ? (double)t->st.write_latency_sum / (double)t->st.port_writes : 0.0);
+    num(wl, "max", (double)t->st.write_latency_max);
     num(o, "host_seconds", t->host_seconds);
     cJSON_AddStringToObject(o, "trbsr", hex(b, t->trbsr));
     cJSON_AddStringToObject(o, "trbptr", hex(b, t->trbptr));
@@ -224,11 +236,16 @@ static void print_human(const spe_run_opts *o, const spe_run_result *r, const ch
 static void print_trbe(const run_trbe_result *t, const char *outdir)
 {
     printf("armprof-run --trbe: TRBU model, synthetic trace source, flat memory\n");
-    printf("  trace bytes         %" PRIu64 " in, %" PRIu64 " written, %" PRIu64 " discarded\n", t->st.bytes_in,
-           t->st.bytes_written, t->st.bytes_discarded);
+    printf("  trace bytes         %" PRIu64 " in, %" PRIu64 " written, %" PRIu64 " discarded, %" PRIu64
+           " refused (offered again)\n", t->st.bytes_in - t->st.bytes_refused, t->st.bytes_written,
+           t->st.bytes_discarded, t->st.bytes_refused);
     printf("  wraps               %" PRIu64 ", management events %" PRIu64 " (buffer full %" PRIu64
            ", trigger %" PRIu64 ", fault %" PRIu64 ")\n", t->st.wraps, t->st.management_events,
            t->st.buffer_full_events, t->st.trigger_mgmt_events, t->st.fault_events);
+    printf("  memory timing       write latency %" PRIu64 "..%" PRIu64 " cycles, %" PRIu64
+           " writes in flight at most, writer stalled %" PRIu64 " cycles, source %" PRIu64 "\n",
+           t->st.write_latency_min, t->st.write_latency_max, t->st.outstanding_writes_max,
+           t->st.writer_stall_cycles, t->source_stall_cycles);
     printf("  TRBSR_EL1           0x%016" PRIx64 ", TRBPTR_EL1 0x%016" PRIx64 "\n", t->trbsr, t->trbptr);
     printf("  wrote %s/trbe.bin (%" PRIu64 " bytes)\n", outdir, t->dumped_bytes);
 }
@@ -243,7 +260,8 @@ int main(int argc, char **argv)
     run_trbe_opts topt;
     run_trbe_opts_default(&topt);
     enum { O_OPS = 256, O_INTERVAL, O_NORND, O_BUF, O_SEED, O_NOSERV, O_IRQLAT, O_FIFO, O_DRAIN,
-           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF, O_TRACE, O_REPEAT };
+           O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF, O_TRACE, O_REPEAT,
+           O_WLAT, O_MAXOUT };
     static const struct option lo[] = {
         { "ops", required_argument, 0, O_OPS },           { "interval", required_argument, 0, O_INTERVAL },
         { "no-rnd", no_argument, 0, O_NORND },            { "buffer-bytes", required_argument, 0, O_BUF },
@@ -254,6 +272,8 @@ int main(int argc, char **argv)
         { "out", required_argument, 0, O_OUT },           { "json", no_argument, 0, O_JSON },
         { "trbe", no_argument, 0, O_TRBE },               { "trbe-bytes", required_argument, 0, O_TRBE_BYTES },
         { "trbe-buffer", required_argument, 0, O_TRBE_BUF },
+        { "write-latency", required_argument, 0, O_WLAT },
+        { "max-outstanding-writes", required_argument, 0, O_MAXOUT },
         { "trace", required_argument, 0, O_TRACE },       { "repeat", required_argument, 0, O_REPEAT },
         { "help", no_argument, 0, 'h' },                  { 0, 0, 0, 0 } };
     int ch;
@@ -281,6 +301,8 @@ int main(int argc, char **argv)
         case O_TRBE: trbe = true; break;
         case O_TRBE_BYTES: if (parse_u64("--trbe-bytes", optarg, 1, 1ull << 40, &topt.bytes)) return 2; break;
         case O_TRBE_BUF: if (parse_u64("--trbe-buffer", optarg, 8192, 1ull << 32, &topt.buffer_bytes)) return 2; break;
+        case O_WLAT: if (parse_u64("--write-latency", optarg, 0, 1u << 30, &v)) return 2; topt.write_latency = (uint32_t)v; break;
+        case O_MAXOUT: if (parse_u64("--max-outstanding-writes", optarg, 1, 1024, &v)) return 2; topt.trbu.max_outstanding_writes = (uint32_t)v; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

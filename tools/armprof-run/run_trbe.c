@@ -40,6 +40,7 @@ static armprof_mem_result flat_write(void *user, uint64_t addr, const uint8_t *d
         return res;
     }
     memcpy(c->mem + (addr - RUN_TRBE_BASE), data, len);
+    res.latency = c->o->write_latency;
     return res;
 }
 
@@ -219,6 +220,21 @@ static void irq_handler(run_ctx *c)
     enable(c);
 }
 
+/* Time passes for the unit; the interrupt handler runs irq_latency cycles after TRBIRQ rose. */
+static void tick(run_ctx *c, uint64_t cyc, bool stopped, uint64_t *irq_at)
+{
+    trbu_advance(c->t, cyc);
+    c->r->cycles += cyc;
+    if (stopped)
+        c->r->stopped_cycles += cyc;
+    if (c->irq && *irq_at == UINT64_MAX)
+        *irq_at = c->r->cycles + c->o->irq_latency;
+    if (*irq_at != UINT64_MAX && c->r->cycles >= *irq_at) {
+        *irq_at = UINT64_MAX;
+        irq_handler(c);
+    }
+}
+
 int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
 {
     memset(r, 0, sizeof(*r));
@@ -260,7 +276,7 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ap_prng64 rng = { .state = o->seed };
     uint64_t produced = 0, since_trig = 0, next_trig = 0;
-    uint64_t irq_at = UINT64_MAX;
+    uint64_t irq_at = UINT64_MAX, refused = 0;
     if (o->trigger_every)
         next_trig = 1 + ap_prng64_below(&rng, 2 * o->trigger_every);
     enable(&c);
@@ -271,7 +287,21 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
         /* Trace-like bytes: runs of repeated packets with some noise. */
         for (uint64_t i = 0; i < n; i++)
             burst[i] = (uint8_t)((produced + i) % 29 == 0 ? ap_prng64_next(&rng) : (produced + i) & 0x7F);
-        trbu_trace_bytes(c.t, burst, (size_t)n);
+        size_t got = trbu_trace_bytes(c.t, burst, (size_t)n);
+        while (got < n) {
+            /* Refused (back-pressure) or discarded with a reason: only refused bytes are
+             * offered again, when the unit's next write is accepted. */
+            trbu_stats st;
+            trbu_get_stats(c.t, &st);
+            if (st.bytes_refused == refused)
+                break;
+            refused = st.bytes_refused;
+            uint64_t d = trbu_cycles_to_next_event(c.t);
+            d = d == UINT64_MAX || d == 0 ? 1 : d;
+            r->source_stall_cycles += d;
+            tick(&c, d, false, &irq_at);
+            got += trbu_trace_bytes(c.t, burst + got, (size_t)(n - got));
+        }
         produced += n;
         bool stopped = trbu_collection_stopped(c.t);
         since_trig += n;
@@ -281,16 +311,7 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
             next_trig = 1 + ap_prng64_below(&rng, 2 * o->trigger_every);
         }
         uint64_t cyc = n / o->bytes_per_cycle ? n / o->bytes_per_cycle : 1;
-        trbu_advance(c.t, cyc);
-        r->cycles += cyc;
-        if (stopped)
-            r->stopped_cycles += cyc;
-        if (c.irq && irq_at == UINT64_MAX)
-            irq_at = r->cycles + o->irq_latency;
-        if (irq_at != UINT64_MAX && r->cycles >= irq_at) {
-            irq_at = UINT64_MAX;
-            irq_handler(&c);
-        }
+        tick(&c, cyc, stopped, &irq_at);
     }
     /* The end of the session: a pending interrupt first, then arm_trbe_update_buffer(). */
     if (c.irq)

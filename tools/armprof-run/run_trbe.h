@@ -24,6 +24,8 @@ typedef struct run_trbe_opts {
     unsigned tm;                /* TRBLIMITR_EL1.TM: TRBU_TM_IGNORE as Linux, or STOP / IRQ */
     unsigned fm;                /* TRBLIMITR_EL1.FM: TRBU_FM_FILL as Linux (default), WRAP or CIRCULAR */
     uint64_t irq_latency;       /* cycles from TRBIRQ rising to the handler running */
+    uint32_t write_latency;     /* unit cycles until memory accepts each buffer write (0: at once,
+                                 * the functional model); trbu.max_outstanding_writes in flight */
     trbu_config trbu;
     FILE *dump;                 /* the consumed buffer contents are appended here (may be NULL) */
 } run_trbe_opts;
@@ -41,6 +43,9 @@ typedef struct run_trbe_result {
     uint64_t dumped_bytes;      /* bytes copied out of the buffer (trace and driver padding) */
     uint64_t overwritten_bytes; /* Wrap / Circular: bytes the unit overwrote before they were copied out */
     uint64_t stopped_cycles;    /* cycles with collection stopped (TRBSR_EL1.S == 1), burst granularity */
+    uint64_t source_stall_cycles; /* cycles the trace source held refused bytes (back-pressure
+                                 * from the unit's writes outstanding); st.bytes_refused counts
+                                 * each refused offer, so st.bytes_in = bytes + st.bytes_refused */
     double host_seconds;
     armprof_err error;          /* ARMPROF_OK, or why the run could not start */
     char error_text[160];
