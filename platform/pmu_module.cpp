@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // pmu_module.cpp: PMU wrapper: register socket, PMUIRQ, self-scheduling of Capture completion.
 #include "pmu_module.h"
+#include "report.h"
 
 #include "ap_tlm.h"
 
@@ -17,12 +18,13 @@ PmuModule::PmuModule(sc_module_name name, const pmu_config &cfg, sc_time period)
 {
     armprof_host_ops ops{};
     ops.irq = &PmuModule::cb_irq;
+    ops.log = &report::model_log<PmuModule, report::kPmu>;
     ops.user = this;
     armprof_err e = pmu_open(&cfg, &ops, &pmu_);
     if (e != ARMPROF_OK) {
         char why[160] = "";
         pmu_config_validate(&cfg, why, sizeof why);
-        throw std::invalid_argument(std::string("pmu_open: ") + armprof_strerror(e) + ": " + why);
+        ARMPROF_REPORT_ERROR(report::kPmu, std::string("pmu_open: ") + armprof_strerror(e) + ": " + why);
     }
     regs.register_b_transport(this, &PmuModule::regs_b_transport);
     SC_HAS_PROCESS(PmuModule);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // soc.cpp: builds and runs the virtual platform of a scenario.
 #include "soc.h"
+#include "report.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -123,7 +124,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         ctx.el = 2;
         s.set_pe_context(ctx);
         if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, AP_BIT(6) | AP_BIT(4)) != ARMPROF_OK)
-            throw std::runtime_error("PMSCR_EL2 write at EL2 refused");
+            ARMPROF_REPORT_ERROR(report::kSoc, "PMSCR_EL2 write at EL2 refused");
         ctx.el = 1;
         s.set_pe_context(ctx);
 

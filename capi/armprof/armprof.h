@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define ARMPROF_VERSION_STRING "0.1.0"
+#include "armprof/version.h" /* ARMPROF_VERSION, ARMPROF_VERSION_STRING, armprof_version() */
 
 /*
  * System register encodings, packed the way Linux's sys_reg() packs them:

@@ -5,6 +5,7 @@
 
 #include "pe.h"
 #include "rtl/spu_rtl.h"
+#include "report.h"
 
 namespace armprof {
 
@@ -68,8 +69,9 @@ void Pe::run_rtl()
     const SpuRtl::Stats &rs = rtl.stats();
     uint64_t bad = xs.slot_mismatches + xs.enable_mismatches + xs.len_mismatches + xs.level_mismatches +
                    xs.owed_edges + rs.fire_disagree + rs.lat_clamped;
-    if (bad || std::getenv("ARMPROF_RTL_STATS"))
-        std::fprintf(stderr,
+    if (bad || std::getenv("ARMPROF_RTL_STATS")) {
+        char line[512];
+        std::snprintf(line, sizeof line,
                      "%s: rtl sampler: %llu cycles, %llu samples, %llu collisions, %llu flushes; model could not "
                      "follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, fire %llu, latency %llu\n",
                      name(), (unsigned long long)rs.cycles, (unsigned long long)rs.samples,
@@ -78,6 +80,11 @@ void Pe::run_rtl()
                      (unsigned long long)xs.len_mismatches, (unsigned long long)xs.level_mismatches,
                      (unsigned long long)xs.owed_edges, (unsigned long long)rs.fire_disagree,
                      (unsigned long long)rs.lat_clamped);
+        if (bad)
+            SC_REPORT_WARNING(report::kRtl, line);
+        else
+            SC_REPORT_INFO(report::kRtl, line);
+    }
     if (pmu_)
         sync_pmu();
     finish();

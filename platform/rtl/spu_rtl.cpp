@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // spu_rtl.cpp: SpuRtl: drives Vspu_cosim_top_sc cycle by cycle from a PE and feeds its decisions to the SPU model.
 #include "spu_rtl.h"
+#include "../report.h"
 
 #include <stdexcept>
 #include <string>
@@ -106,10 +107,10 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     const spu_config &c = *spu_get_config(spu.unit());
     std::string why = why_not(c, lanes);
     if (!why.empty())
-        throw std::invalid_argument(why);
+        ARMPROF_REPORT_ERROR(report::kRtl, why);
     armprof_err e = spu_set_external_sampler(spu.unit(), true);
     if (e != ARMPROF_OK)
-        throw std::invalid_argument(std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
+        ARMPROF_REPORT_ERROR(report::kRtl, std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
     impl_.reset(new Impl(period));
     Impl &r = *impl_;
     r.cfg_ernd.write(c.ernd);
@@ -217,7 +218,7 @@ std::string SpuRtl::why_not(const spu_config &, uint32_t)
 
 SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &, uint32_t lanes) : sc_module(name), spu_(spu)
 {
-    throw std::invalid_argument(why_not(*spu_get_config(spu.unit()), lanes));
+    ARMPROF_REPORT_ERROR(report::kRtl, why_not(*spu_get_config(spu.unit()), lanes));
 }
 
 SpuRtl::~SpuRtl() = default;

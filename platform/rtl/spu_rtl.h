@@ -11,7 +11,7 @@
 #include <systemc>
 
 #include "armprof/spu.h"
-#include "spu_module.h"
+#include "../spu_module.h" /* relative: also right in the installed include/armprof/systemc/rtl/ */
 
 namespace armprof {
 
