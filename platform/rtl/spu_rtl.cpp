@@ -2,6 +2,7 @@
 // spu_rtl.cpp: SpuRtl: drives Vspu_cosim_top_sc cycle by cycle from a PE and feeds its decisions to the SPU model.
 #include "spu_rtl.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -22,7 +23,11 @@ constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
 } // namespace
 
 struct SpuRtl::Impl {
-    sc_clock clk;
+    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked): the
+    // same edges at the same times as an sc_clock of the PE's period, none while idle cycles
+    // are skipped.
+    sc_signal<bool> clk;
+    sc_time half;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, fifo_flush,
         fifo_discard, full_q, rnd, pending, m_full;
     sc_signal<uint32_t> cfg_slots, cfg_drain, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
@@ -32,9 +37,11 @@ struct SpuRtl::Impl {
     Vspu_cosim_top_sc top;
     uint64_t last_irr = 0, last_icr = 0, last_drained = 0;
     bool first = true;
+    bool last_en = false;     // prof_en of the last clocked cycle (the RTL's en_q)
+    bool icr_resync = false;  // idle cycles were skipped: load the RTL's PMSICR_EL1 from the model
 
     Impl(const sc_time &period)
-        : clk("clk", period), top("rtl")
+        : clk("clk"), half(period / 2), top("rtl")
     {
         top.clk(clk);
         top.rst(rst);
@@ -124,14 +131,148 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
 
 SpuRtl::~SpuRtl() = default;
 
+// The reset pulse: two rising edges with rst high, released after the falling edge that
+// follows (1.5 periods, as with an sc_clock whose first edge rises at the start).
 void SpuRtl::start()
 {
     Impl &r = *impl_;
     r.rst.write(true);
-    wait(r.clk.posedge_event());
-    wait(r.clk.posedge_event());
-    wait(r.clk.negedge_event());
+    r.clk.write(true);
+    wait(r.half);
+    r.clk.write(false);
+    wait(r.half);
+    r.clk.write(true);
+    wait(r.half);
+    r.clk.write(false);
     r.rst.write(false);
+}
+
+// One clock period from a falling edge: the rising edge half a period later, the falling edge
+// at the end (the registered outputs settled in the delta cycles after the rising edge).
+void SpuRtl::clock(Impl &r)
+{
+    wait(r.half);
+    r.clk.write(true);
+    wait(r.half);
+    r.clk.write(false);
+}
+
+/*
+ * Quiet cycles, taken in one step as the transaction-level PE's scheduler takes them: nothing
+ * in flight in either FIFO's slots, no register write pending, the enable as in the last
+ * clocked cycle (no §3.1.1 initialisation), no pending sample point (cfg_next_op), no ECOUNT
+ * running (ERnd) and COUNT >= n per cycle, so that no lane can fire (§3.1.2: a member selects
+ * only when COUNT is zero). Then only two things move: COUNT, by n per enabled cycle, and the
+ * record FIFO, which drains min(rate, level) bytes per cycle.
+ *  - FIFOs empty (idle): the RTL keeps its state and is not clocked at all;
+ *  - FIFOs holding records: the RTL is clocked once with op_valid = 0 and cfg_drain = k * rate
+ *    (<= its DRAIN_MAX; its POPS covers that many bytes of the smallest records), which drains
+ *    what k cycles at the rate drain; the buffer must have room for the whole FIFO and
+ *    PMBSR_EL1.S be clear, so that no management event can fall inside the step.
+ * The model steps through the k cycles one by one with the COUNT, level and drained bytes each
+ * would have had, and the next clocked cycle loads COUNT into the RTL (MSR PMSICR_EL1, applied
+ * before the lanes as any write), so the RTL continues from the value it would have counted
+ * down to. The RTL's level and drained bytes after a drain step are checked against the k
+ * cycles' (drain_mismatches).
+ */
+uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
+{
+    Impl &r = *impl_;
+    spu_t *u = spu_.unit();
+    if (r.first || !max_cycles)
+        return 0;
+    uint64_t irr = 0, icr = 0;
+    spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
+    spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
+    if (irr != r.last_irr || icr != r.last_icr)
+        return 0;
+    bool en = spu_profiling_enabled(u);
+    if (en != r.last_en || r.inflight.read() || r.pending.read())
+        return 0;
+    spu_stats ms;
+    spu_get_stats(u, &ms);
+    const uint32_t level = r.fifo_level.read();
+    if (ms.inflight_now || ms.fifo_bytes_now != level)
+        return 0;
+    const spu_config &c = *spu_get_config(u);
+    const uint32_t count = (uint32_t)icr;
+    const uint8_t ecount = (uint8_t)(icr >> 56);
+    const uint32_t step = en ? n : 0;
+    uint64_t k = max_cycles;
+    if (step) {
+        if (c.ernd && ecount)
+            return 0;
+        k = std::min<uint64_t>(k, count / step);
+    }
+    const uint32_t rate = c.drain_bytes_per_cycle;
+    if (level) {
+        uint64_t sr = 0, lim = 0, ptr = 0;
+        spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+        spu_reg_peek(u, SPU_PMBLIMITR_EL1, &lim);
+        spu_reg_peek(u, SPU_PMBPTR_EL1, &ptr);
+        const uint64_t limit = lim & ~0xFFFull;
+        // PMBLIMITR_EL1.E set, FM = 0b00 (fill), S clear, and room for every byte in the FIFO
+        // with a maximum-size record still fitting after them (§3.5.2: no buffer-full event).
+        const uint64_t room = level + (2ull << c.max_size); // + the head record's drained bytes
+        if ((sr & kPmbsrS) || !(lim & 1) || (lim & 0x6) || rate == 0 || ptr >= limit || limit - ptr <= room)
+            return 0;
+        k = std::min<uint64_t>(k, kDrainMax / rate);
+        if (k < 2)
+            return 0;
+    }
+    if (!k)
+        return 0;
+    spu_op ops[kLanes] = {};
+    spu_ext_cycle ec{};
+    ec.ecount = ecount;
+    uint32_t left = level;
+    for (uint64_t i = 1; i <= k; i++) {
+        ec.count = count - (uint32_t)(i * step);
+        ec.drained = std::min(rate, left);
+        left -= ec.drained;
+        ec.fifo_level = left;
+        spu_cycle_ext(u, ops, n, &ec, nullptr);
+        if (level) {
+            // A management event after all (PMBSR_EL1.S): the step ends with this cycle, as
+            // a clocked cycle would, so that PMBIRQ is seen after it.
+            uint64_t sr = 0;
+            spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+            if (sr & kPmbsrS) {
+                k = i;
+                st_.drain_events++;
+                break;
+            }
+        }
+    }
+    spu_reg_peek(u, SPU_PMSICR_EL1, &r.last_icr);
+    r.icr_resync = true;
+    if (level) {
+        // One edge draining k cycles' bytes; the counter does not move (op_valid = 0).
+        r.irr_we.write(false);
+        r.icr_we.write(false);
+        r.prof_en.write(en);
+        r.op_valid.write(0);
+        r.fifo_flush.write(false);
+        r.fifo_discard.write(false);
+        r.lane_lat.write(0);
+        r.lane_len.write(0);
+        r.cfg_drain.write((uint32_t)k * rate);
+        wait(r.half);
+        r.clk.write(true);
+        wait(r.half * (double)(2 * k - 1));
+        r.clk.write(false);
+        r.cfg_drain.write(rate);
+        const uint64_t dr = r.drained.read();
+        if (dr - r.last_drained != level - left || r.fifo_level.read() != left)
+            st_.drain_mismatches++;
+        r.last_drained = dr;
+        st_.drain_steps++;
+    } else {
+        wait(r.half * (double)(2 * k));
+    }
+    st_.cycles += k;
+    st_.skipped += k;
+    return k;
 }
 
 void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &draw)
@@ -143,13 +284,16 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
     spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
     spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
-    r.irr_we.write(r.first || irr != r.last_irr);
+    const bool irr_we = r.first || irr != r.last_irr, icr_we = r.first || icr != r.last_icr || r.icr_resync;
+    r.irr_we.write(irr_we);
     r.irr_wdata.write(irr);
-    r.icr_we.write(r.first || icr != r.last_icr);
+    r.icr_we.write(icr_we);
     r.icr_wdata.write(icr);
     r.first = false;
+    r.icr_resync = false;
     r.last_irr = irr;
-    r.prof_en.write(spu_profiling_enabled(u));
+    const bool en = spu_profiling_enabled(u);
+    r.prof_en.write(en);
     r.op_valid.write(n >= 32 ? ~0u : (1u << n) - 1);
     spu_stats ms;
     spu_get_stats(u, &ms);
@@ -159,9 +303,20 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     r.fifo_discard.write((sr & kPmbsrS) != 0);
     r.lane_lat.write(0);
     r.lane_len.write(0);
-    wait(SC_ZERO_TIME); // the inputs update, the RTL evaluates,
-    wait(SC_ZERO_TIME); // its combinational `fire` updates
-    const uint32_t fire = r.fire.read();
+    // `fire` is combinational: read it after the inputs have reached the RTL, unless no lane
+    // can fire this cycle (no register write, the enable as last cycle, no pending sample
+    // point, COUNT >= n and no ECOUNT running: §3.1.2), which saves the two delta cycles.
+    bool may_fire = en && n;
+    if (may_fire && !irr_we && !icr_we && en == r.last_en && !r.pending.read() &&
+        !(spu_get_config(u)->ernd && r.ecount.read()) && r.count.read() >= n)
+        may_fire = false;
+    r.last_en = en;
+    uint32_t fire = 0;
+    if (may_fire) {
+        wait(SC_ZERO_TIME); // the inputs update, the RTL evaluates,
+        wait(SC_ZERO_TIME); // its combinational `fire` updates
+        fire = r.fire.read();
+    }
     spu_op ops[kLanes];
     uint16_t len[kLanes] = {};
     uint64_t lat_bits = 0, len_bits = 0;
@@ -181,10 +336,11 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         lat_bits |= (uint64_t)lat << (kLatW * i);
         len_bits |= (uint64_t)(len[i] & 0xFFF) << (kLenW * i);
     }
-    r.lane_lat.write(lat_bits);
-    r.lane_len.write(len_bits);
-    wait(r.clk.posedge_event());
-    wait(r.clk.negedge_event()); // the registered outputs have settled
+    if (fire) {
+        r.lane_lat.write(lat_bits);
+        r.lane_len.write(len_bits);
+    }
+    clock(r); // the registered outputs have settled
     spu_ext_cycle ec{};
     ec.fire = r.fire_q.read();
     ec.coll = r.coll_q.read();
@@ -222,7 +378,8 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &, uint32_t la
 
 SpuRtl::~SpuRtl() = default;
 void SpuRtl::start() {}
-void SpuRtl::cycle(uint32_t, const std::function<void(spu_op &)> &) {}
+void SpuRtl::cycle(uint32_t, const std::function<void(uint32_t, spu_op &)> &) {}
+uint64_t SpuRtl::skip_idle(uint32_t, uint64_t) { return 0; }
 
 #endif
 
