@@ -6,7 +6,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config
       libsystemc-dev verilator libcmocka-dev zlib1g-dev
       libcjson-dev libfyaml-dev gnuplot-nox linux-perf
-      clang libclang-rt-14-dev gtkwave)
+      clang libclang-rt-14-dev gtkwave
+      hyperfine)
 
 missing=()
 for p in "${PKGS[@]}"; do
