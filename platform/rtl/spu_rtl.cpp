@@ -3,6 +3,8 @@
 #include "spu_rtl.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -26,11 +28,12 @@ struct SpuRtl::Impl {
     // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked): the
     // same edges at the same times as an sc_clock of the PE's period, none while idle cycles
     // are skipped.
-    sc_signal<bool> clk;
+    sc_signal<bool, SC_MANY_WRITERS> clk; // rising edges from the PE's thread, falling ones from fall_edge()
     sc_time half;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, fifo_flush,
         fifo_discard, full_q, rnd, pending, m_full;
-    sc_signal<uint32_t> cfg_slots, cfg_drain, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
+    sc_signal<uint32_t, SC_MANY_WRITERS> cfg_drain;
+    sc_signal<uint32_t> cfg_slots, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
         fire_q, coll_q, ecount, inflight, fifo_level, nrec, diff, count, rng_state, interval;
     sc_signal<uint32_t> m_fire, m_coll, m_ecount, m_inflight, m_fifo_level, m_count, m_rng_state;
     sc_signal<uint64_t> icr_wdata, irr_wdata, lane_lat, lane_len, drained, popped, m_drained;
@@ -39,11 +42,22 @@ struct SpuRtl::Impl {
     bool first = true;
     bool last_en = false;     // prof_en of the last clocked cycle (the RTL's en_q)
     bool icr_resync = false;  // idle cycles were skipped: load the RTL's PMSICR_EL1 from the model
+    uint32_t drain_rate = 0;  // cfg_drain outside drain steps
+    sc_event fall;            // the falling edge, one delta cycle after the rising one
 
-    Impl(const sc_time &period)
+    // ARMPROF_RTL_EVERY_CYCLE: the clocking before quiet cycles were stepped, kept as
+    // bench-stream's yardstick: a free-running sc_clock, every cycle waited for edge by edge.
+    std::unique_ptr<sc_clock> free_clk;
+
+    Impl(const sc_time &period, bool every_cycle)
         : clk("clk"), half(period / 2), top("rtl")
     {
-        top.clk(clk);
+        if (every_cycle) {
+            free_clk.reset(new sc_clock("free_clk", period));
+            top.clk(*free_clk);
+        } else {
+            top.clk(clk);
+        }
         top.rst(rst);
         top.cfg_ernd(cfg_ernd);
         top.cfg_next_op(cfg_next_op);
@@ -117,7 +131,15 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     armprof_err e = spu_set_external_sampler(spu.unit(), true);
     if (e != ARMPROF_OK)
         throw std::invalid_argument(std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
-    impl_.reset(new Impl(period));
+    // The yardstick of bench-stream: every cycle clocked by an sc_clock, as before quiet cycles
+    // were stepped.
+    const char *every = std::getenv("ARMPROF_RTL_EVERY_CYCLE");
+    every_cycle_ = every && *every && std::strcmp(every, "0") != 0;
+    impl_.reset(new Impl(period, every_cycle_));
+    SC_HAS_PROCESS(SpuRtl);
+    SC_METHOD(fall_edge);
+    sensitive << impl_->fall;
+    dont_initialize();
     Impl &r = *impl_;
     r.cfg_ernd.write(c.ernd);
     r.cfg_next_op.write(c.sample_next_op);
@@ -126,6 +148,7 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     r.cfg_depth.write(c.fifo_bytes);
     r.cfg_rec_cap.write(c.fifo_bytes / 3 + 2); // the model's record descriptor ring
     r.cfg_drain.write(c.drain_bytes_per_cycle);
+    r.drain_rate = c.drain_bytes_per_cycle;
     r.rst.write(true);
 }
 
@@ -137,6 +160,13 @@ void SpuRtl::start()
 {
     Impl &r = *impl_;
     r.rst.write(true);
+    if (r.free_clk) {
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->negedge_event());
+        r.rst.write(false);
+        return;
+    }
     r.clk.write(true);
     wait(r.half);
     r.clk.write(false);
@@ -147,14 +177,27 @@ void SpuRtl::start()
     r.rst.write(false);
 }
 
-// One clock period from a falling edge: the rising edge half a period later, the falling edge
-// at the end (the registered outputs settled in the delta cycles after the rising edge).
-void SpuRtl::clock(Impl &r)
+// `cycles` clock periods with one rising edge: the edge goes with this cycle's inputs (the
+// RTL evaluates both in one delta cycle, its flops taking what its combinational logic makes of
+// the new inputs, as when the inputs settle first), the falling edge one delta cycle later,
+// then the time moves by the periods; the registered outputs have settled by then.
+void SpuRtl::clock(Impl &r, uint64_t cycles)
 {
-    wait(r.half);
+    if (r.free_clk) {
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->negedge_event());
+        return;
+    }
     r.clk.write(true);
-    wait(r.half);
+    r.fall.notify(SC_ZERO_TIME); // fall_edge(), a method: no switch of this thread
+    wait(r.half * (double)(2 * cycles));
+}
+
+void SpuRtl::fall_edge()
+{
+    Impl &r = *impl_;
     r.clk.write(false);
+    r.cfg_drain.write(r.drain_rate); // after a drain step
 }
 
 /*
@@ -179,7 +222,7 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
 {
     Impl &r = *impl_;
     spu_t *u = spu_.unit();
-    if (r.first || !max_cycles)
+    if (r.first || !max_cycles || every_cycle_ || r.inflight.read() || r.pending.read())
         return 0;
     uint64_t irr = 0, icr = 0;
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
@@ -187,7 +230,7 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
     if (irr != r.last_irr || icr != r.last_icr)
         return 0;
     bool en = spu_profiling_enabled(u);
-    if (en != r.last_en || r.inflight.read() || r.pending.read())
+    if (en != r.last_en)
         return 0;
     spu_stats ms;
     spu_get_stats(u, &ms);
@@ -257,11 +300,7 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         r.lane_lat.write(0);
         r.lane_len.write(0);
         r.cfg_drain.write((uint32_t)k * rate);
-        wait(r.half);
-        r.clk.write(true);
-        wait(r.half * (double)(2 * k - 1));
-        r.clk.write(false);
-        r.cfg_drain.write(rate);
+        clock(r, k); // cfg_drain back to the rate after the edge
         const uint64_t dr = r.drained.read();
         if (dr - r.last_drained != level - left || r.fifo_level.read() != left)
             st_.drain_mismatches++;
@@ -295,20 +334,26 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     const bool en = spu_profiling_enabled(u);
     r.prof_en.write(en);
     r.op_valid.write(n >= 32 ? ~0u : (1u << n) - 1);
-    spu_stats ms;
-    spu_get_stats(u, &ms);
-    bool flush = ms.fifo_bytes_now == 0 && r.fifo_level.read() != 0;
+    bool flush = false;
+    if (r.fifo_level.read() != 0) {
+        spu_stats ms;
+        spu_get_stats(u, &ms);
+        flush = ms.fifo_bytes_now == 0;
+    }
     r.fifo_flush.write(flush);
     st_.flushes += flush;
     r.fifo_discard.write((sr & kPmbsrS) != 0);
     r.lane_lat.write(0);
     r.lane_len.write(0);
     // `fire` is combinational: read it after the inputs have reached the RTL, unless no lane
-    // can fire this cycle (no register write, the enable as last cycle, no pending sample
-    // point, COUNT >= n and no ECOUNT running: §3.1.2), which saves the two delta cycles.
+    // can fire this cycle (the enable as last cycle, no pending sample point, and COUNT, as
+    // written this cycle or as held, >= n with no ECOUNT running: §3.1.2; a PMSIRR_EL1 write
+    // only matters at a reload), which saves the two delta cycles.
+    const uint32_t count_now = icr_we ? (uint32_t)icr : r.count.read();
+    const uint32_t ecount_now = icr_we ? (uint32_t)(icr >> 56) : r.ecount.read();
     bool may_fire = en && n;
-    if (may_fire && !irr_we && !icr_we && en == r.last_en && !r.pending.read() &&
-        !(spu_get_config(u)->ernd && r.ecount.read()) && r.count.read() >= n)
+    if (may_fire && !r.free_clk && en == r.last_en && !r.pending.read() &&
+        !(spu_get_config(u)->ernd && ecount_now) && count_now >= n)
         may_fire = false;
     r.last_en = en;
     uint32_t fire = 0;
@@ -340,7 +385,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         r.lane_lat.write(lat_bits);
         r.lane_len.write(len_bits);
     }
-    clock(r); // the registered outputs have settled
+    clock(r, 1); // the registered outputs have settled
     spu_ext_cycle ec{};
     ec.fire = r.fire_q.read();
     ec.coll = r.coll_q.read();
@@ -380,6 +425,7 @@ SpuRtl::~SpuRtl() = default;
 void SpuRtl::start() {}
 void SpuRtl::cycle(uint32_t, const std::function<void(uint32_t, spu_op &)> &) {}
 uint64_t SpuRtl::skip_idle(uint32_t, uint64_t) { return 0; }
+void SpuRtl::fall_edge() {}
 
 #endif
 

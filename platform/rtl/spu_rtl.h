@@ -31,7 +31,9 @@ namespace armprof {
  *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
  *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
  * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
- * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them.
+ * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
+ * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
+ * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
  * throws std::invalid_argument.
  */
@@ -75,8 +77,10 @@ public:
 
 private:
     struct Impl;
-    void clock(Impl &r);
+    void clock(Impl &r, uint64_t cycles);
+    void fall_edge();
     std::unique_ptr<Impl> impl_;
+    bool every_cycle_ = false; // environment ARMPROF_RTL_EVERY_CYCLE=1: the per-cycle clocking
     SpuModule &spu_;
     Stats st_;
 };
