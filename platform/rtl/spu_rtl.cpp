@@ -131,8 +131,6 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     armprof_err e = spu_set_external_sampler(spu.unit(), true);
     if (e != ARMPROF_OK)
         throw std::invalid_argument(std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
-    // The yardstick of bench-stream: every cycle clocked by an sc_clock, as before quiet cycles
-    // were stepped.
     const char *every = std::getenv("ARMPROF_RTL_EVERY_CYCLE");
     every_cycle_ = every && *every && std::strcmp(every, "0") != 0;
     impl_.reset(new Impl(period, every_cycle_));
@@ -175,6 +173,7 @@ void SpuRtl::start()
     wait(r.half);
     r.clk.write(false);
     r.rst.write(false);
+    wait(SC_ZERO_TIME); // the falling edge taken before the first cycle's rising one
 }
 
 // `cycles` clock periods with one rising edge: the edge goes with this cycle's inputs (the
