@@ -123,8 +123,9 @@ int main(int argc, char **argv)
                           *std::max_element(v.begin(), v.end()));
             return std::string(buf);
         };
-        std::printf("%-40s %10.2f %10.2f %10.2f   %-22s %-22s\n", m.name, med(step) / 1e6, med(harn) / 1e6,
-                    med(rtl) / 1e6, mmm(r_step).c_str(), mmm(r_harn).c_str());
+        std::printf("%-40s %10.2f %10.2f %10.2f   %-22s %-22s target >= 5x%s\n", m.name, med(step) / 1e6,
+                    med(harn) / 1e6, med(rtl) / 1e6, mmm(r_step).c_str(), mmm(r_harn).c_str(),
+                    med(r_step) >= 5.0 ? "" : " BELOW");
     }
     std::printf("cycles/s (medians), %d paired rounds of %llu cycles; ratio = C model step / RTL per round "
                 "(target >= 5x at the median)\n",
