@@ -210,7 +210,8 @@ void SpuRtl::fall_edge()
  *  - FIFOs holding records: the RTL is clocked once with op_valid = 0 and cfg_drain = k * rate
  *    (<= its DRAIN_MAX; its POPS covers that many bytes of the smallest records), which drains
  *    what k cycles at the rate drain; the buffer must have room for the whole FIFO and
- *    PMBSR_EL1.S be clear, so that no management event can fall inside the step.
+ *    PMBSR_EL1.S be clear, so that no management event can fall inside the step, and the
+ *    records go through DMI (their writes then do not depend on the time).
  * The model steps through the k cycles one by one with the COUNT, level and drained bytes each
  * would have had, and the next clocked cycle loads COUNT into the RTL (MSR PMSICR_EL1, applied
  * before the lanes as any write), so the RTL continues from the value it would have counted
@@ -257,6 +258,12 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         // with a maximum-size record still fitting after them (§3.5.2: no buffer-full event).
         const uint64_t room = level + (2ull << c.max_size); // + the head record's drained bytes
         if ((sr & kPmbsrS) || !(lim & 1) || (lim & 0x6) || rate == 0 || ptr >= limit || limit - ptr <= room)
+            return 0;
+        // The records that complete in the step are written at its start rather than at their
+        // cycle: only through DMI, which does not depend on the time (a TLM write's bus
+        // contention does), so the DMI region must cover everything the FIFO holds.
+        size_t dmi = 0;
+        if (!spu_.dmi_view(ptr, &dmi) || dmi <= room)
             return 0;
         k = std::min<uint64_t>(k, kDrainMax / rate);
         if (k < 2)
