@@ -33,7 +33,10 @@ namespace armprof {
  * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
  * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
  * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
- * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick).
+ * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick). With one
+ * PE the output is the same either way; with several, two PEs' TLM writes made at the same
+ * time can reach the bus in the other order (bus_time_ns / wait_ns then differ by a few ns;
+ * the records, dumps and interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
  * throws std::invalid_argument.
  */
