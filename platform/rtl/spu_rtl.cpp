@@ -19,6 +19,16 @@ using namespace sc_core;
 #ifdef ARMPROF_PLATFORM_HAVE_RTL
 
 namespace {
+// PMSICR_EL1 as spu_cycle_ext() leaves it: COUNT [31:0] (and ECOUNT [63:56] with ERnd) from the
+// sampler, the rest as it was.
+uint64_t mirrored_icr(uint64_t icr, const spu_ext_cycle &ec, bool ernd)
+{
+    icr = (icr & ~0xFFFFFFFFull) | ec.count;
+    if (ernd)
+        icr = (icr & ~(0xFFull << 56)) | ((uint64_t)ec.ecount << 56);
+    return icr;
+}
+
 constexpr uint32_t kSlots = 8, kDepth = 1024, kRecSlots = 512, kDrainMax = 32; // RTL parameters
 constexpr unsigned kLatW = 16, kLenW = 12;
 constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
@@ -293,7 +303,7 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
             }
         }
     }
-    spu_reg_peek(u, SPU_PMSICR_EL1, &r.last_icr);
+    r.last_icr = mirrored_icr(icr, ec, c.ernd);
     r.icr_resync = true;
     if (level) {
         // One edge draining k cycles' bytes; the counter does not move (op_valid = 0).
@@ -331,9 +341,11 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
     const bool irr_we = r.first || irr != r.last_irr, icr_we = r.first || icr != r.last_icr || r.icr_resync;
     r.irr_we.write(irr_we);
-    r.irr_wdata.write(irr);
+    if (irr_we || r.free_clk) // the data only matters with the write enable (the yardstick: as before)
+        r.irr_wdata.write(irr);
     r.icr_we.write(icr_we);
-    r.icr_wdata.write(icr);
+    if (icr_we || r.free_clk)
+        r.icr_wdata.write(icr);
     r.first = false;
     r.icr_resync = false;
     r.last_irr = irr;
@@ -405,7 +417,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     if (ec.fire != fire)
         st_.fire_disagree++;
     spu_cycle_ext(u, ops, n, &ec, nullptr);
-    spu_reg_peek(u, SPU_PMSICR_EL1, &r.last_icr);
+    r.last_icr = mirrored_icr(icr, ec, spu_get_config(u)->ernd);
     st_.cycles++;
     st_.samples += (uint64_t)__builtin_popcount(ec.fire & ~ec.coll);
     st_.collisions += (uint64_t)__builtin_popcount(ec.coll);
