@@ -242,10 +242,10 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
     bool en = spu_profiling_enabled(u);
     if (en != r.last_en)
         return 0;
-    spu_stats ms;
-    spu_get_stats(u, &ms);
+    spu_probe mp; // the model's FIFO and slots (cheaper than spu_get_stats())
+    spu_get_probe(u, &mp);
     const uint32_t level = r.fifo_level.read();
-    if (ms.inflight_now || ms.fifo_bytes_now != level)
+    if (mp.inflight || mp.fifo_level != level)
         return 0;
     const spu_config &c = *spu_get_config(u);
     const uint32_t count = (uint32_t)icr;
@@ -354,9 +354,9 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     r.op_valid.write(n >= 32 ? ~0u : (1u << n) - 1);
     bool flush = false;
     if (r.fifo_level.read() != 0) {
-        spu_stats ms;
-        spu_get_stats(u, &ms);
-        flush = ms.fifo_bytes_now == 0;
+        spu_probe mp;
+        spu_get_probe(u, &mp);
+        flush = mp.fifo_level == 0;
     }
     r.fifo_flush.write(flush);
     st_.flushes += flush;
