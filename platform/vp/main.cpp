@@ -84,7 +84,7 @@ void catch_stop_signals()
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESETHAND; // a second signal ends the process at once
+    sa.sa_flags = SA_RESETHAND | SA_RESTART; // a second signal ends the process at once; writes resume
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
