@@ -87,7 +87,7 @@ struct WriteBench : sc_module {
 
 // bench-platform: all figures. bench-platform --loop port|bare [--writes N]: only that write
 // loop (after a short default scenario that sets up translation and DMI), for timing the two
-// processes against each other from outside (farm-bench ... --vs).
+// processes against each other from outside (scripts/bench.sh: hyperfine).
 int sc_main(int argc, char **argv)
 {
     std::string loop;
