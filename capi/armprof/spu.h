@@ -204,7 +204,8 @@ void spu_set_drain_stall(spu_t *spu, bool stall);
 armprof_err spu_mem_complete(spu_t *spu, const armprof_mem_result *res);
 /* Writes issued to the memory port and not yet accepted (synchronous and pending ones). */
 uint32_t spu_writes_outstanding(const spu_t *spu);
-/* The buffer writer takes bytes from the record FIFO at the next clock edge: fewer than
+/* The buffer writer takes bytes from the record FIFO at the next clock edge (up to
+ * drain_bytes_per_cycle, even if its writes fill up on the way): fewer than
  * max_outstanding_writes writes are outstanding and no buffer full event waits for them. A host
  * with an external sampler feeds this to its FIFO's drain `ready` input before the edge. */
 bool spu_drain_ready(const spu_t *spu);

@@ -121,10 +121,11 @@ static uint64_t cfg_hash(const spu_config *c)
 
 static uint32_t fifo_ring_bytes(const spu_config *c) { return c->fifo_bytes + (1u << c->max_size); }
 
-/* The writer's unissued bytes: at most one record and a partial block (write_bytes - 1). */
+/* The writer's unissued bytes: a partial block (< write_bytes), the bytes that left the FIFO at
+ * one edge whose drain began while the writer was ready (< fifo_bytes), and one record. */
 static uint32_t wbuf_bytes(const spu_config *c)
 {
-    uint32_t need = (1u << c->max_size) + c->write_bytes, cap = 16;
+    uint32_t need = (1u << c->max_size) + c->write_bytes + c->fifo_bytes, cap = 16;
     while (cap < need)
         cap <<= 1;
     return cap;
@@ -1049,12 +1050,14 @@ static void fifo_pop_write(spu_t *spu)
     write_record(spu, p, len);
 }
 
-/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes, while the
- * writer can take them. */
-static void fifo_drain(spu_t *spu, uint64_t bytes)
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. At an edge
+ * the drain's `ready` is the writer's at the start of the edge (a valid/ready handshake): the
+ * whole budget leaves even if the writer fills up on the way (`stop` false); PSB CSYNC stops
+ * when it is full. */
+static void fifo_drain(spu_t *spu, uint64_t bytes, bool stop)
 {
     level_touch(spu);
-    while (bytes && spu->fifo_nrec && writer_ready(spu)) {
+    while (bytes && spu->fifo_nrec && (!stop || writer_ready(spu))) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint32_t n = bytes < left ? (uint32_t)bytes : left;
         spu->head_drained += n;
@@ -1610,7 +1613,7 @@ static inline void edge(spu_t *spu)
 {
     if (spu->fifo_nrec) {
         if (!spu->nodrain) {
-            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
+            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle, false);
             if (spu->cfg.write_bytes && spu->iaddr != spu->wptr)
                 writer_run(spu, spu->head_drained == 0); /* a partial block nobody fills */
         } else {
@@ -1750,7 +1753,7 @@ void spu_psb_csync(spu_t *spu)
         writer_run(spu, true);
         if (!spu->fifo_nrec || !writer_ready(spu))
             break;
-        fifo_drain(spu, spu->fifo_level);
+        fifo_drain(spu, spu->fifo_level, true);
     }
     spu->flush = false;
 }
@@ -2159,12 +2162,12 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
         spu->st.writer_stall_cycles++;
     x->drained += ec->drained;
     uint64_t given = x->stream - spu->fifo_level;
-    if (x->drained > given) {
+    if (x->drained > given && ready) {
         uint64_t owe = x->drained - given;
         if (owe > spu->fifo_level)
             x->st.owed_edges++;
         if (spu->fifo_nrec)
-            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level);
+            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level, false);
         if (spu->iaddr != spu->wptr)
             writer_run(spu, spu->head_drained == 0);
     }
