@@ -673,18 +673,24 @@ static void test_checkpoint_outstanding(void **state)
 
 /*
  * Monotonic relations over random scenarios with the other inputs fixed: more memory latency
- * never lowers the FIFO high-water mark, the collisions or the writer's stall cycles.
+ * never lowers the FIFO high-water mark or the writer's stall cycles; nor the collisions while
+ * no management event happens. With buffer full events it can: latency moves the event later
+ * (raised once the writes are accepted), which moves the window in which PMBSR_EL1.S = 1
+ * disables profiling (no population, no collision) against the software's restarts - a search
+ * over 1050 runs found collisions lower by up to 2 % in 7 of them, all with an 8 KiB buffer.
  */
 static void test_monotonic_latency(void **state)
 {
     (void)state;
     uint32_t s = 12345;
     const uint32_t lats[] = { 0, 4, 16, 64, 256, 1024 };
-    for (int n = 0; n < 12; n++) {
+    int with_events = 0, without = 0;
+    for (int n = 0; n < 30; n++) {
+        bool small = n % 3 == 2;
         tm_scen sc = { 256, (tm_xs(&s) & 1) != 0, 128u << (tm_xs(&s) % 5), 1u << (tm_xs(&s) % 6),
-                       2 + tm_xs(&s) % 6, 4096, 120000, ARMPROF_MEM_OK, false, SPU_EA_REPORT,
-                       0, 0, false, tm_xs(&s) % 1000 + 1, 1500 };
-        uint32_t mo = 1 + tm_xs(&s) % 3, wb = (tm_xs(&s) & 1) ? 64 : 0;
+                       1 + tm_xs(&s) % 7, 4096, small ? 8192 : 120000, ARMPROF_MEM_OK, false,
+                       SPU_EA_REPORT, 0, 0, false, tm_xs(&s) % 1000 + 1, 1200 };
+        uint32_t mo = 1 + tm_xs(&s) % 4, wb = (tm_xs(&s) & 1) ? 64 : 0;
         spu_stats prev;
         memset(&prev, 0, sizeof(prev));
         for (size_t li = 0; li < sizeof(lats) / sizeof(lats[0]); li++) {
@@ -693,18 +699,28 @@ static void test_monotonic_latency(void **state)
             play(&p, &sc, &tt);
             spu_stats st;
             spu_get_stats(p.spu, &st);
-            if (st.fifo_bytes_max < prev.fifo_bytes_max || st.collisions < prev.collisions ||
-                st.writer_stall_cycles < prev.writer_stall_cycles)
+            bool events = st.management_events || prev.management_events;
+            if (st.fifo_bytes_max < prev.fifo_bytes_max || st.writer_stall_cycles < prev.writer_stall_cycles ||
+                (!events && st.collisions < prev.collisions))
                 fail_msg("scenario %d latency %u: fifo_bytes_max %llu (was %llu), collisions %llu "
                          "(was %llu), stalls %llu (was %llu)", n, lats[li],
                          (unsigned long long)st.fifo_bytes_max, (unsigned long long)prev.fifo_bytes_max,
                          (unsigned long long)st.collisions, (unsigned long long)prev.collisions,
                          (unsigned long long)st.writer_stall_cycles,
                          (unsigned long long)prev.writer_stall_cycles);
+            if (li) {
+                if (events)
+                    with_events++;
+                else
+                    without++;
+            }
             prev = st;
             tm_close(&p);
         }
+        /* Not vacuous: the slowest memory stalls the writer and fills the FIFO further. */
+        assert_true(prev.writer_stall_cycles > 0);
     }
+    assert_true(with_events > 20 && without > 50);
 }
 
 /* Latency statistics: min/mean/max of a uniform distribution, the outstanding high-water mark,
