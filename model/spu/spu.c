@@ -218,7 +218,8 @@ static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
 
 /* The FIFO level statistics count, for each cycle, the level after its edge. The level holds
  * from lvl_t on: before it changes at `now` the cycles lvl_t .. now-1 are counted (a change
- * within the edge of cycle now only decides the level from now on). */
+ * within the edge of cycle now only decides the level from now on). Cycles with an empty FIFO
+ * are not counted here: bin 0 gets them in spu_get_stats() (the rest of spu_now()). */
 static inline void level_account(const spu_t *spu, spu_stats *st)
 {
     uint64_t d = spu->now - spu->lvl_t;
@@ -229,7 +230,8 @@ static inline void level_account(const spu_t *spu, spu_stats *st)
 static inline void level_touch(spu_t *spu)
 {
     if (spu->lvl_t != spu->now) {
-        level_account(spu, &spu->st);
+        if (spu->fifo_level)
+            level_account(spu, &spu->st);
         spu->lvl_t = spu->now;
     }
 }
@@ -901,6 +903,8 @@ static void writer_place(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
  * is. A later answer (latency, ARMPROF_MEM_PENDING) or a failure hands the record to the
  * writer's general path, which is the same behaviour with time in it.
  */
+_Static_assert(ARMPROF_MEM_OK == 0, "write_direct() tests status and latency together");
+
 static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_t ptr, uint64_t lim)
 {
     uint32_t done = 0;
@@ -911,7 +915,7 @@ static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
         armprof_mem_result res = { .status = ARMPROF_MEM_OK };
         if (spu->ops.mem_write)
             res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
-        if (res.latency == 0 && res.status == ARMPROF_MEM_OK) {
+        if ((res.latency | (uint32_t)res.status) == 0) { /* ARMPROF_MEM_OK at once */
             spu->direct_writes++; /* issued and answered at once (spu_get_stats) */
             done += n;
             spu->st.bytes_written += n;
@@ -1054,7 +1058,7 @@ static void fifo_pop_write(spu_t *spu)
  * the drain's `ready` is the writer's at the start of the edge (a valid/ready handshake): the
  * whole budget leaves even if the writer fills up on the way (`stop` false); PSB CSYNC stops
  * when it is full. */
-static void fifo_drain(spu_t *spu, uint64_t bytes, bool stop)
+static inline __attribute__((always_inline)) void fifo_drain_(spu_t *spu, uint64_t bytes, bool stop)
 {
     level_touch(spu);
     while (bytes && spu->fifo_nrec && (!stop || writer_ready(spu))) {
@@ -1068,6 +1072,10 @@ static void fifo_drain(spu_t *spu, uint64_t bytes, bool stop)
             fifo_pop_write(spu);
     }
 }
+
+static void fifo_drain_edge(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, false); }
+static void fifo_drain_csync(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, true); }
+#define fifo_drain(spu, bytes, stop) ((stop) ? fifo_drain_csync(spu, bytes) : fifo_drain_edge(spu, bytes))
 
 /* =============================================================================================
  * Records
@@ -1815,7 +1823,12 @@ static void direct_writes_account(const spu_t *spu, spu_stats *st)
 void spu_get_stats(const spu_t *spu, spu_stats *st)
 {
     *st = spu->st;
-    level_account(spu, st);
+    if (spu->fifo_level)
+        level_account(spu, st);
+    uint64_t counted = 0;
+    for (int i = 0; i < SPU_FIFO_HIST_BINS; i++)
+        counted += st->fifo_hist[i];
+    st->fifo_hist[0] += spu->now - counted; /* the cycles with an empty FIFO */
     direct_writes_account(spu, st);
     st->fifo_bytes_now = spu->fifo_level;
     st->inflight_now = spu->inflight;
