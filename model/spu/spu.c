@@ -2017,6 +2017,17 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         wr[k].aborted = ap_state_get_u32(&r) != 0;
     }
     t->wr_head = 0;
+    /* The writer's invariants, so that a corrupt state cannot make it read past its buffers. */
+    bool bad = t->iaddr > t->wptr || t->wptr - t->iaddr > spu->wbuf_mask + 1;
+    for (uint32_t k = 0; k < t->wr_n && !bad; k++)
+        bad = wr[k].end <= wr[k].start || wr[k].end - wr[k].start > (1u << spu->cfg.max_size) ||
+              (k && wr[k].start != wr[k - 1].end) || wr[k].end > t->wptr;
+    for (uint32_t k = 0; k < t->wq_n && !bad; k++)
+        bad = wq[k].len == 0 || wq[k].len > wtmp_bytes(&spu->cfg);
+    if (bad) {
+        e = ARMPROF_ERR_STATE_CORRUPT;
+        goto out;
+    }
     t->deferred = ap_state_get_u32(&r) != 0;
     t->deferred_ptr = ap_state_get_u64(&r);
     t->lvl_t = ap_state_get_u64(&r);
