@@ -838,17 +838,22 @@ static void writer_complete_head(spu_t *spu)
  * buffer full event once every earlier write has been accepted. */
 static void writer_run(spu_t *spu, bool tail_ok)
 {
+    /* One answer at a time, each followed by the writes it lets go, as a host of the
+     * asynchronous form gives them (spu_mem_complete() per answer): both forms agree. A write
+     * answered at once (latency 0) is taken before the next is issued. */
     for (;;) {
-        while (spu->next_done <= spu->now)
+        if (spu->next_done <= spu->now)
             writer_complete_head(spu);
-        if (spu->wq_n < spu->cfg.max_outstanding_writes) {
+        while (spu->wq_n < spu->cfg.max_outstanding_writes) {
             uint32_t n = writer_next_piece(spu, tail_ok);
-            if (n) {
-                writer_issue(spu, n);
-                continue;
-            }
+            if (!n)
+                break;
+            writer_issue(spu, n);
+            if (spu->next_done <= spu->now)
+                break;
         }
-        break;
+        if (spu->next_done > spu->now)
+            break;
     }
     writer_retire(spu);
     if (spu->deferred && !spu->wr_n) {

@@ -162,6 +162,50 @@ static void test_pending_and_cycle_agree(void **state)
     }
 }
 
+/*
+ * The same three-way agreement (synchronous latency, PENDING answered at that latency, cycle
+ * level) over random configurations: faults, External aborts of each policy and report form,
+ * Discard mode, page granules down to 64 bytes, block writes, 1..5 outstanding writes, fixed and
+ * uniform latencies; and every record written or discarded with a reason.
+ */
+static void test_random_agreement(void **state)
+{
+    (void)state;
+    uint32_t s = 4242;
+    static const armprof_mem_status fs[4] = { ARMPROF_MEM_OK, ARMPROF_MEM_FAULT, ARMPROF_MEM_EXT_ABORT,
+                                             ARMPROF_MEM_EXT_ABORT };
+    static const uint32_t wbs[4] = { 0, 16, 64, 256 };
+    for (int k = 0; k < 120; k++) {
+        tm_scen sc = { 256u << (tm_xs(&s) % 3), (tm_xs(&s) & 1) != 0, 128u << (tm_xs(&s) % 5),
+                       1u << (tm_xs(&s) % 6), 1 + tm_xs(&s) % 8, 64u << (tm_xs(&s) % 7),
+                       4096u << (tm_xs(&s) % 5), fs[tm_xs(&s) % 4], (tm_xs(&s) & 1) != 0,
+                       (spu_ea_policy)(tm_xs(&s) % 3), tm_xs(&s) % 60000, (int)(tm_xs(&s) % 4) - 1,
+                       (tm_xs(&s) % 8) == 0, tm_xs(&s) % 1000 + 1, 600 };
+        tm_timing tt = { .lat_kind = tm_xs(&s) & 1, .lat_a = 1 + tm_xs(&s) % 100,
+                         .max_out = 1 + tm_xs(&s) % 5, .write_bytes = wbs[tm_xs(&s) % 4] };
+        tt.lat_b = tt.lat_a + tm_xs(&s) % 200;
+        if (tt.write_bytes > sc.granule)
+            tt.write_bytes = 0;
+        tm_timing pe = tt, cy = tt;
+        pe.pending = true;
+        cy.cycle_level = true;
+        tm_port a, b, c;
+        play(&a, &sc, &tt);
+        play(&b, &sc, &pe);
+        play(&c, &sc, &cy);
+        uint64_t da = full_digest(&a), db = full_digest(&b), dc = full_digest(&c);
+        spu_stats st;
+        spu_get_stats(a.spu, &st);
+        if (da != db || da != dc)
+            fail_msg("configuration %d: sync %016llx pending %016llx cycle %016llx", k,
+                     (unsigned long long)da, (unsigned long long)db, (unsigned long long)dc);
+        assert_int_equal(st.records_written + st.records_discarded, st.filtrate - st.inflight_now);
+        tm_close(&a);
+        tm_close(&b);
+        tm_close(&c);
+    }
+}
+
 /* ---- Hand-computed cases ---------------------------------------------------------------- */
 
 typedef struct hand {
@@ -850,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_zero_latency_identity),
         cmocka_unit_test(test_zero_latency_blocks),
         cmocka_unit_test(test_pending_and_cycle_agree),
+        cmocka_unit_test(test_random_agreement),
         cmocka_unit_test(test_one_record_exact_cycles),
         cmocka_unit_test(test_second_record_waits),
         cmocka_unit_test(test_fault_with_next_in_flight),
