@@ -157,6 +157,7 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
         spu->ops = *ops;
     spu->slots = calloc(cfg->max_inflight, sizeof(spu_slot));
     spu->slot_bytes = calloc(cfg->max_inflight, (size_t)1 << cfg->max_size);
+    spu->ring_bytes = fifo_ring_bytes(cfg);
     spu->fifo_data = calloc(1, fifo_ring_bytes(cfg));
     /* The smallest record is an Events packet and an End packet: 3 bytes. */
     spu->fifo_nrec_cap = cfg->fifo_bytes / 3 + 2;
@@ -1005,7 +1006,7 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
  * The record FIFO
  * ============================================================================================= */
 
-static uint32_t ring_size(const spu_t *spu) { return fifo_ring_bytes(&spu->cfg); }
+static inline uint32_t ring_size(const spu_t *spu) { return spu->ring_bytes; }
 
 /* Bytes of the FIFO ring in use (undrained bytes plus the drained part of the head record). */
 static uint32_t fifo_used(const spu_t *spu) { return spu->fifo_level + spu->head_drained; }
@@ -1654,9 +1655,8 @@ static uint64_t quiet_edges(const spu_t *spu)
         if (d < q)
             q = d;
     }
-    /* A completed record at the head of the slots that the next edge takes: no longer blocked
-     * by FIFO room (a management event at the end of the last edge discarded the FIFO or set
-     * PMBSR_EL1.S, which discards it). */
+    /* (A management event outside an edge's drain sets next_complete to now: the next edge
+     * takes the completed record that waited for FIFO room, see mgmt_event().) */
     bool draining = spu->fifo_nrec && !spu->nodrain;
     if (draining) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
@@ -1704,10 +1704,11 @@ void spu_advance(spu_t *spu, uint64_t cycles)
             if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
                 spu->st.service_cycles += q;
             /* Waiting completed records retry at every edge; count those cycles. */
-            bool blocked;
-            spu_slot *w = oldest_waiting(spu, &blocked);
-            if (w && w->collect)
-                spu->st.fifo_full_cycles += q;
+            if (spu->inflight) {
+                const spu_slot *w = &spu->slots[spu->slot_head];
+                if (w->completed && w->collect)
+                    spu->st.fifo_full_cycles += q;
+            }
             spu->now += q;
             cycles -= q;
             continue;
