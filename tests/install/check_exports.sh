@@ -26,7 +26,7 @@ if [ "$ndecl" -lt 10 ]; then
   exit 1
 fi
 : >"$tmp/pending"
-[ -n "$pending_file" ] && [ -f "$pending_file" ] && grep -v '^\s*#' "$pending_file" | awk 'NF {print $1}' | sort -u >"$tmp/pending"
+if [ -n "$pending_file" ] && [ -f "$pending_file" ]; then { grep -v '^\s*#' "$pending_file" || true; } | awk 'NF {print $1}' | sort -u >"$tmp/pending"; fi
 missing_all=$(comm -23 "$tmp/declared" "$tmp/exported")
 missing=$(comm -23 <(printf '%s\n' "$missing_all" | sed '/^$/d') "$tmp/pending")
 pending_now=$(comm -12 <(printf '%s\n' "$missing_all" | sed '/^$/d') "$tmp/pending")
