@@ -6,12 +6,16 @@
 #include <stdexcept>
 #include <string>
 
+// TEMPORARY until the model side (branch spu-timing / rtl-handshake) is merged.
+#pragma weak spu_mem_complete
+#pragma weak trbu_mem_complete
+
 namespace armprof {
 
 using namespace sc_core;
 
 TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time period)
-    : sc_module(name), BufferPort("mem"), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
+    : sc_module(name), BufferPort("mem", period), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
 {
     armprof_host_ops ops{};
     ops.mem_write = &TrbuModule::cb_write;
@@ -104,6 +108,16 @@ void TrbuModule::reschedule()
 void TrbuModule::on_wake()
 {
     advance_to(sc_time_stamp());
+    flush_irq();
+    reschedule();
+}
+
+// AT: the oldest pending write's answer, at the unit's time of the BEGIN_RESP (the unit is
+// brought there first; a unit already ahead, by temporal decoupling, takes it at its own time).
+void TrbuModule::on_mem_complete(const armprof_mem_result &r)
+{
+    advance_to(sc_time_stamp());
+    trbu_mem_complete(trbu_, &r);
     flush_irq();
     reschedule();
 }
