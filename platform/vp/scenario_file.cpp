@@ -174,7 +174,7 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
     }
     Reader r;
     bool ops_key = false;
-    int trace_line = 0;
+    int trace_line = 0, traffic_line = 0;
     struct fy_node *root = fy_document_root(fyd);
     bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
         if (k == "name") { sc.name = r.scalar(v); return true; }
@@ -323,7 +323,10 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
             return r.each(v, "bus", [&](const std::string &s, struct fy_node *w) {
                 if (s == "latency_ns") return r.dbl(w, s, sc.bus_latency_ns);
                 if (s == "bytes_per_ns") return r.dbl(w, s, sc.bus_bytes_per_ns);
-                if (s == "background_traffic") return read_traffic(r, w, sc.traffic);
+                if (s == "background_traffic") {
+                    traffic_line = Reader::line_of(w);
+                    return read_traffic(r, w, sc.traffic);
+                }
                 r.err = "bus: unknown key '" + s + "'";
                 return false;
             });
@@ -361,6 +364,11 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         r.line = trace_line;
         r.err = "workload.trace: " + std::to_string(sc.workload.traces.size()) + " files for " +
                 std::to_string(sc.pes) + " PEs (a list has one file per PE; a single file is replayed by every PE)";
+        ok = false;
+    }
+    if (ok && sc.traffic.enabled() && !(sc.bus_bytes_per_ns > 0)) {
+        r.line = traffic_line;
+        r.err = "bus.background_traffic: needs a bus bandwidth (bus.bytes_per_ns > 0: 0 is unlimited)";
         ok = false;
     }
     if (!ok)
