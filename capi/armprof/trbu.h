@@ -112,7 +112,7 @@ typedef struct trbu_config {
     uint32_t ea_async_cycles;  /* delay before an asynchronous External abort is reported */
     uint32_t write_granule;    /* merged writes never cross a multiple of this (page size) */
     uint32_t max_burst;        /* largest merged write through the memory port, bytes */
-    uint32_t max_outstanding_writes; /* writes issued but not yet accepted by memory (>= 1) */
+    uint32_t max_outstanding_writes; /* writes issued but not yet accepted by memory (1 .. 1024) */
     uint8_t pe_index;          /* reported in armprof_regime.pe */
 } trbu_config;
 
@@ -186,8 +186,13 @@ uint8_t trbu_event_route(const trbu_t *t, trbu_event_kind kind);
 
 /* ----- Inputs from the trace unit ----------------------------------------------------------- */
 
-/* The trace unit hands `len` bytes to the unit at the current time. Returns the bytes accepted
- * (the rest were discarded: unit disabled or collection stopped). */
+/* The trace unit hands `len` bytes to the unit at the current time. Returns the bytes accepted.
+ * Of the rest, those the unit discarded are counted in trbu_stats.discarded[] (unit disabled,
+ * collection stopped); with memory timing the unit may also refuse bytes (back-pressure: its
+ * internal buffer is full behind max_outstanding_writes outstanding writes): those are counted
+ * in trbu_stats.bytes_refused and stay with the trace unit, which hands them over again later
+ * (or drops them as its own overflow). A host that never answers with latency or PENDING never
+ * sees a refusal. The accepted bytes are always the first ones of `data`. */
 size_t trbu_trace_bytes(trbu_t *t, const uint8_t *data, size_t len);
 /* A Detected Trigger from the trace unit, between the bytes already handed over and the next. */
 void trbu_trigger(trbu_t *t);
@@ -233,7 +238,7 @@ typedef enum trbu_discard_reason {
 const char *trbu_discard_reason_name(trbu_discard_reason r);
 
 /* Every byte is accounted for: bytes_in + bytes_padded == bytes_written + bytes_discarded +
- * the bytes still in the internal buffer. Bytes whose External abort was ignored or signalled
+ * bytes_refused + the bytes still in the internal buffer or in outstanding writes. Bytes whose External abort was ignored or signalled
  * as an SError count as written: the unit cannot tell them apart. */
 typedef struct trbu_stats {
     uint64_t bytes_in;           /* handed over by the trace unit */
@@ -260,19 +265,26 @@ typedef struct trbu_stats {
     uint64_t tsb_csyncs;
     uint64_t irq_rises;          /* TRBIRQ LOW -> HIGH */
     /* Memory timing (armprof_mem_result.latency, ARMPROF_MEM_PENDING). */
-    uint64_t buf_bytes_max;      /* high-water mark of the internal buffer, bytes */
+    uint64_t buf_bytes_max;      /* high-water mark of the bytes the unit holds that memory has
+                                  * not accepted: internal buffer + outstanding writes */
     uint64_t writer_stall_cycles;/* cycles the internal buffer held a unit to write but the writer
                                   * could not issue (max_outstanding_writes in flight) */
     uint64_t outstanding_writes_max;
     uint64_t write_latency_min;  /* cycles from issue to acceptance */
     uint64_t write_latency_max;
-    uint64_t write_latency_sum;  /* mean = write_latency_sum / port_writes */
+    uint64_t write_latency_sum;  /* mean = write_latency_sum / port_writes (accepted ones) */
+    uint64_t bytes_refused;      /* back-pressure: handed over but not taken (left with the
+                                  * trace unit; see trbu_trace_bytes) */
 } trbu_stats;
 void trbu_get_stats(const trbu_t *t, trbu_stats *st);
 
 /* Asynchronous memory port (ARMPROF_MEM_PENDING): the answer to the oldest pending write, at
- * the unit's current time. ARMPROF_ERR_BUSY if no write is pending. */
+ * the unit's current time (trbu_advance() it there first); it takes effect after the writes
+ * issued before it are accepted. ARMPROF_ERR_BUSY if no write is pending, ARMPROF_ERR_INVAL for
+ * NULL or a PENDING / unknown status. Semantics of writes outstanding (TRBPTR_EL1, faults,
+ * events, TSB CSYNC, checkpoints): docs/implementation-defined.md, TRBU memory timing. */
 armprof_err trbu_mem_complete(trbu_t *t, const armprof_mem_result *res);
+/* Writes issued to the memory port and not yet accepted (synchronous and pending ones). */
 uint32_t trbu_writes_outstanding(const trbu_t *t);
 
 /* ----- Checkpoints ---------------------------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include "trbu_internal.h"
 
 #define TRBU_STATE_TAG 0x55425254u /* "TRBU" */
-#define TRBU_STATE_VERSION 1u
+#define TRBU_STATE_VERSION 2u /* 2: outstanding writes */
 
 /* ----- Configuration --------------------------------------------------------------------------- */
 
@@ -59,6 +59,8 @@ armprof_err trbu_config_validate(const trbu_config *cfg, char *why, size_t len)
                         "write_granule: 0 or a power of two no smaller than 2^Align");
     if (cfg->max_burst < unit)
         return why_fail(why, len, ARMPROF_ERR_CFG_RANGE, "max_burst: smaller than 2^Align");
+    if (cfg->max_outstanding_writes < 1 || cfg->max_outstanding_writes > TRBU_MAX_OUTSTANDING)
+        return why_fail(why, len, ARMPROF_ERR_CFG_RANGE, "max_outstanding_writes: 1 .. 1024");
     return ARMPROF_OK;
 }
 
@@ -69,7 +71,7 @@ static uint64_t cfg_hash(const trbu_config *c)
                      c->armv9p3, c->ea_write, c->ea_walk, c->ea_async, c->walk_ea_sets_ea,
                      c->trig_over_decrement, c->misaligned_ptr_fault, c->bad_ptr, c->drain_pad,
                      c->pad_byte, c->disable_drains, c->flush_cycles, c->ea_async_cycles,
-                     c->write_granule, c->max_burst, c->pe_index };
+                     c->write_granule, c->max_burst, c->pe_index, c->max_outstanding_writes };
     return ap_fnv1a64(f, sizeof(f), AP_FNV_INIT);
 }
 
@@ -310,10 +312,182 @@ static bool walk_abort(uint8_t ec, uint8_t fsc)
 }
 
 /*
- * Writes `n` accepted bytes at TRBPTR_EL1 through the memory port, in chunks that never cross
- * the Limit pointer, a write granule, max_burst, or the point where the Trigger Counter reaches
- * zero. Returns the bytes consumed: written, or lost to a fault (counted). Stops early, without
- * consuming the rest, when collection stops on a wrap in Fill mode.
+ * The answer to a write of `len` bytes at `ptr` takes effect (at once with latency 0, else
+ * when the write is accepted). Returns true when the write stopped the unit writing (a fault
+ * or an External abort handled as one): the bytes of the write not written are counted lost
+ * (TRBU_DISCARD_FAULT) and TRBPTR_EL1 is the address that faulted (RFSPBK, GVGPB).
+ */
+static bool take_answer(trbu_t *t, uint64_t ptr, uint64_t len, const armprof_mem_result *res)
+{
+    uint64_t w = res->written < len ? res->written : len;
+    if (res->status == ARMPROF_MEM_OK) {
+        wrote(t, len);
+        return false;
+    }
+    if (res->status == ARMPROF_MEM_FAULT) {
+        uint8_t ec = res->ec ? res->ec : ARMPROF_EC_S1_ABORT;
+        if (w)
+            wrote(t, w);
+        t->vals[TRBU_SLOT_PTR] = ptr + w;             /* GVGPB: TRBPTR_EL1 is the fault address */
+        discard(t, TRBU_DISCARD_FAULT, len - w);
+        fault_event(t, ec, res->fsc, res->mss2, false);
+        return true;
+    }
+    /* External abort (D6.5.5). */
+    bool walk = walk_abort(res->ec, res->fsc);
+    trbu_ea_policy pol = walk ? t->cfg.ea_walk : t->cfg.ea_write;
+    switch (pol) {
+    case TRBU_EA_IGNORE:
+    case TRBU_EA_SERROR:
+        /* The unit carries on as if the write completed; TRBSR is not modified. */
+        if (pol == TRBU_EA_IGNORE) {
+            t->st.ext_aborts_ignored++;
+        } else {
+            t->st.serrors++;
+            if (t->ops.serror)
+                t->ops.serror(t->ops.user);
+        }
+        wrote(t, len);
+        return false;
+    case TRBU_EA_MMU_FAULT: {
+        uint8_t ec = res->ec ? res->ec : ARMPROF_EC_S1_ABORT;
+        if (w)
+            wrote(t, w);
+        t->vals[TRBU_SLOT_PTR] = ptr + w;
+        discard(t, TRBU_DISCARD_FAULT, len - w);
+        fault_event(t, ec, res->fsc, res->mss2, t->cfg.walk_ea_sets_ea);
+        return true;
+    }
+    case TRBU_EA_REPORT:
+    default: {
+        /* EC: GPT fetch 0x1E, stage 2 walk 0x25, otherwise 0x24. */
+        uint8_t ec = res->ec == ARMPROF_EC_GPC ? ARMPROF_EC_GPC
+                   : res->ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
+        if (t->cfg.ea_async || res->async) {
+            /* Asynchronous: the write looks complete; the event comes later and TRBPTR_EL1
+             * is not the faulting address. */
+            if (!t->ea_pending) {
+                t->ea_pending = true;
+                t->ea_at = t->now + t->cfg.ea_async_cycles;
+                t->ea_ec = ec;
+                t->ea_fsc = res->fsc;
+            }
+            wrote(t, len);
+            return false;
+        }
+        if (w)
+            wrote(t, w);
+        t->vals[TRBU_SLOT_PTR] = ptr + w;
+        discard(t, TRBU_DISCARD_FAULT, len - w);
+        ea_report(t, ec, res->fsc);
+        return true;
+    }
+    }
+}
+
+/* ----- Outstanding writes ---------------------------------------------------------------------- */
+
+static trbu_wr *wq_at(const trbu_t *t, uint32_t i)
+{
+    return &t->wq[(t->wq_head + i) % t->cfg.max_outstanding_writes];
+}
+
+static void note_buf(trbu_t *t)
+{
+    uint64_t b = t->ibuf_len + t->inflight_bytes;
+    if (b > t->st.buf_bytes_max)
+        t->st.buf_bytes_max = b;
+}
+
+static void note_latency(trbu_t *t, uint64_t lat)
+{
+    if (t->lat_n == 0 || lat < t->st.write_latency_min)
+        t->st.write_latency_min = lat;
+    if (lat > t->st.write_latency_max)
+        t->st.write_latency_max = lat;
+    t->st.write_latency_sum += lat;
+    t->lat_n++;
+}
+
+/* The address of the next write: the end of the newest live outstanding write (wrapped to the
+ * Base pointer at the Limit pointer), or TRBPTR_EL1 with none outstanding. */
+static uint64_t issue_ptr(const trbu_t *t, bool *at_limit)
+{
+    *at_limit = false;
+    if (!t->wq_live)
+        return t->vals[TRBU_SLOT_PTR];
+    const trbu_wr *e = wq_at(t, t->wq_n - 1);
+    uint64_t end = e->ptr + e->len;
+    if (end == limit_of(t)) {
+        *at_limit = true;
+        return base_of(t);
+    }
+    return end;
+}
+
+/* The live outstanding writes die (an earlier one faulted): their bytes are lost and their
+ * answers, when they come, are ignored. */
+static void kill_live(trbu_t *t)
+{
+    for (uint32_t i = t->wq_n - t->wq_live; i < t->wq_n; i++) {
+        trbu_wr *e = wq_at(t, i);
+        e->dead = true;
+        discard(t, TRBU_DISCARD_FAULT, e->len);
+    }
+    t->wq_live = 0;
+    t->inflight_bytes = 0;
+}
+
+static void pump(trbu_t *t);
+static void try_trigger_mgmt(trbu_t *t);
+
+/* The oldest outstanding write is accepted now: its answer takes effect. */
+static void accept_head(trbu_t *t)
+{
+    trbu_wr e = *wq_at(t, 0);
+    t->wq_head = (t->wq_head + 1) % t->cfg.max_outstanding_writes;
+    t->wq_n--;
+    t->acc_seq = e.seq;
+    note_latency(t, t->now - e.issued);
+    if (e.dead)
+        return;
+    t->wq_live--;
+    t->inflight_bytes -= e.len;
+    if (trbu_collection_stopped(t) && (e.res.status != ARMPROF_MEM_OK)) {
+        /* Collection already stopped (an earlier event): the earliest event wins; a later
+         * fault or abort is not reported (RFSPBK applies only with TRBSR_ELx.S == 0). */
+        discard(t, TRBU_DISCARD_FAULT, e.len);
+        return;
+    }
+    if (take_answer(t, e.ptr, e.len, &e.res))
+        kill_live(t);
+}
+
+/* Accepts every outstanding write whose time has come, in issue order, and issues what the
+ * freed slots allow. */
+static void process_writes(trbu_t *t)
+{
+    bool any = false;
+    while (t->wq_n) {
+        const trbu_wr *h = wq_at(t, 0);
+        if (h->pending || h->due > t->now)
+            break;
+        accept_head(t);
+        any = true;
+    }
+    if (any) {
+        pump(t);
+        try_trigger_mgmt(t);
+    }
+}
+
+/*
+ * Writes `n` accepted bytes at the issue pointer through the memory port, in chunks that never
+ * cross the Limit pointer, a write granule, max_burst, or the point where the Trigger Counter
+ * reaches zero. Returns the bytes consumed: written, issued (outstanding), or lost to a fault
+ * (counted). Stops early, without consuming the rest, when collection stops on a wrap in Fill
+ * mode, or when the writer cannot issue (max_outstanding_writes outstanding, or in Fill mode a
+ * write up to the Limit pointer not yet accepted).
  */
 static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
 {
@@ -326,9 +500,16 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
     while (done < n) {
         if (trbu_collection_stopped(t))
             break;
-        uint64_t base = base_of(t), limit = limit_of(t), ptr = t->vals[TRBU_SLOT_PTR];
+        if (t->wq_n >= t->cfg.max_outstanding_writes)
+            break;
+        bool at_limit;
+        uint64_t base = base_of(t), limit = limit_of(t), ptr = issue_ptr(t, &at_limit);
+        if (at_limit && fm_of(t) == TRBU_FM_FILL)
+            break;                      /* the buffer full event comes first */
         size_t left = n - done;
         if (limit <= base || ptr < base || ptr >= limit) {
+            if (t->wq_live)
+                break;                  /* checked once the writes before are accepted */
             /* Programming error: UNPREDICTABLE; the configured choice applies. */
             ap_log(&t->ops, ARMPROF_LOG_WARN,
                    "TRBE pointers out of range (BASE 0x%llx PTR 0x%llx LIMIT 0x%llx): %s",
@@ -340,6 +521,8 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
             return n;
         }
         if (t->cfg.misaligned_ptr_fault && (ptr & (t->unit - 1))) {
+            if (t->wq_live)
+                break;
             discard(t, TRBU_DISCARD_FAULT, left);
             fault_event(t, ARMPROF_EC_S1_ABORT, ARMPROF_FSC_ALIGNMENT, 0, false);
             return n;
@@ -355,135 +538,172 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
         if (chunk > t->cfg.max_burst)
             chunk = t->cfg.max_burst;
         if (counting(t)) {
-            /* Stop the chunk at the unit in which the Trigger Counter reaches zero. */
+            /* Stop the chunk at the unit in which the Trigger Counter reaches zero; the bytes
+             * of outstanding writes come off it first (in order, pre-trigger bytes first). */
             uint64_t ctr = t->vals[TRBU_SLOT_TRG] & TRBTRG_EL1_TRG;
             uint64_t cap = t->cfg.trig_over_decrement ? ctr : ctr + t->pre_trig;
-            cap = (cap + t->unit - 1) & ~(uint64_t)(t->unit - 1);
-            if (chunk > cap)
-                chunk = cap;
+            if (cap > t->inflight_bytes) {
+                cap -= t->inflight_bytes;
+                cap = (cap + t->unit - 1) & ~(uint64_t)(t->unit - 1);
+                if (chunk > cap)
+                    chunk = cap;
+            }
         }
         armprof_mem_result res = { .status = ARMPROF_MEM_OK };
         if (t->ops.mem_write)
             res = t->ops.mem_write(t->ops.user, ptr, data + done, (uint32_t)chunk, g);
         t->st.port_writes++;
-        uint64_t w = res.written < chunk ? res.written : chunk;
-        if (res.status == ARMPROF_MEM_OK) {
-            done += chunk;
-            wrote(t, chunk);
-            continue;
-        }
-        if (res.status == ARMPROF_MEM_FAULT) {
-            uint8_t ec = res.ec ? res.ec : ARMPROF_EC_S1_ABORT;
-            if (w)
-                wrote(t, w);
-            t->vals[TRBU_SLOT_PTR] = ptr + w;         /* GVGPB: TRBPTR_EL1 is the fault address */
-            discard(t, TRBU_DISCARD_FAULT, left - w);
-            fault_event(t, ec, res.fsc, res.mss2, false);
-            return n;
-        }
-        /* External abort (D6.5.5). */
-        bool walk = walk_abort(res.ec, res.fsc);
-        trbu_ea_policy pol = walk ? t->cfg.ea_walk : t->cfg.ea_write;
-        switch (pol) {
-        case TRBU_EA_IGNORE:
-        case TRBU_EA_SERROR:
-            /* The unit carries on as if the write completed; TRBSR is not modified. */
-            if (pol == TRBU_EA_IGNORE) {
-                t->st.ext_aborts_ignored++;
-            } else {
-                t->st.serrors++;
-                if (t->ops.serror)
-                    t->ops.serror(t->ops.user);
+        t->wr_seq++;
+        if (res.status != ARMPROF_MEM_PENDING && res.latency == 0 && t->wq_n == 0) {
+            /* Accepted at once: the functional behaviour. */
+            t->acc_seq = t->wr_seq;
+            note_latency(t, 0);
+            if (take_answer(t, ptr, chunk, &res)) {
+                discard(t, TRBU_DISCARD_FAULT, left - chunk);
+                return n;
             }
             done += chunk;
-            wrote(t, chunk);
             continue;
-        case TRBU_EA_MMU_FAULT: {
-            uint8_t ec = res.ec ? res.ec : ARMPROF_EC_S1_ABORT;
-            if (w)
-                wrote(t, w);
-            t->vals[TRBU_SLOT_PTR] = ptr + w;
-            discard(t, TRBU_DISCARD_FAULT, left - w);
-            fault_event(t, ec, res.fsc, res.mss2, t->cfg.walk_ea_sets_ea);
-            return n;
         }
-        case TRBU_EA_REPORT:
-        default: {
-            /* EC: GPT fetch 0x1E, stage 2 walk 0x25, otherwise 0x24. */
-            uint8_t ec = res.ec == ARMPROF_EC_GPC ? ARMPROF_EC_GPC
-                       : res.ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
-            if (t->cfg.ea_async || res.async) {
-                /* Asynchronous: the write looks complete; the event comes later and TRBPTR_EL1
-                 * is not the faulting address. */
-                if (!t->ea_pending) {
-                    t->ea_pending = true;
-                    t->ea_at = t->now + t->cfg.ea_async_cycles;
-                    t->ea_ec = ec;
-                    t->ea_fsc = res.fsc;
-                }
-                done += chunk;
-                wrote(t, chunk);
-                continue;
-            }
-            if (w)
-                wrote(t, w);
-            t->vals[TRBU_SLOT_PTR] = ptr + w;
-            discard(t, TRBU_DISCARD_FAULT, left - w);
-            ea_report(t, ec, res.fsc);
-            return n;
-        }
-        }
+        trbu_wr *e = wq_at(t, t->wq_n);
+        memset(e, 0, sizeof(*e));
+        e->ptr = ptr;
+        e->len = (uint32_t)chunk;
+        e->issued = t->now;
+        e->seq = t->wr_seq;
+        e->pending = res.status == ARMPROF_MEM_PENDING;
+        e->due = e->pending ? TRBU_NO_TIME : t->now + res.latency;
+        e->res = res;
+        t->wq_n++;
+        t->wq_live++;
+        t->inflight_bytes += chunk;
+        if (t->wq_n > t->st.outstanding_writes_max)
+            t->st.outstanding_writes_max = t->wq_n;
+        note_buf(t);
+        done += chunk;
     }
     return done;
 }
 
-/* Writes whatever the internal buffer holds (a partial unit, padded when cfg.drain_pad). */
+/* Issues the internal buffer: a full unit, or what a drain asked for. */
+static void pump(trbu_t *t)
+{
+    while (t->ibuf_len && (t->ibuf_len == t->unit || t->drain_wanted)) {
+        if (trbu_collection_stopped(t))
+            break;
+        uint32_t n = t->ibuf_len;
+        t->ibuf_len = 0;
+        size_t c = emit(t, t->ibuf, n);
+        if (c == n)
+            continue;
+        if (trbu_collection_stopped(t)) {
+            discard(t, TRBU_DISCARD_STOPPED, n - c);
+            break;
+        }
+        /* The writer cannot issue: the rest waits in the internal buffer. */
+        memmove(t->ibuf, t->ibuf + c, n - c);
+        t->ibuf_len = n - (uint32_t)c;
+        break;
+    }
+    if (!t->ibuf_len) {
+        t->drain_wanted = false;
+        if (!t->wq_live)
+            t->pre_trig = 0;
+    }
+}
+
+/* Writes whatever the internal buffer holds (a partial unit, padded when cfg.drain_pad); with
+ * no free slot the rest is written as writes are accepted. */
 void trbu_drain(trbu_t *t)
 {
     if (!t->ibuf_len || !unit_enabled(t) || trbu_collection_stopped(t))
         return;
-    uint32_t n = t->ibuf_len;
-    if (t->cfg.drain_pad && n < t->unit) {
-        memset(t->ibuf + n, t->cfg.pad_byte, t->unit - n);
-        t->st.bytes_padded += t->unit - n;
-        n = t->unit;
+    if (t->cfg.drain_pad && t->ibuf_len < t->unit) {
+        memset(t->ibuf + t->ibuf_len, t->cfg.pad_byte, t->unit - t->ibuf_len);
+        t->st.bytes_padded += t->unit - t->ibuf_len;
+        t->ibuf_len = t->unit;
     }
-    t->ibuf_len = 0;
-    size_t c = emit(t, t->ibuf, n);
-    if (c < n)
-        discard(t, TRBU_DISCARD_STOPPED, n - c);
-    t->pre_trig = 0;
+    t->drain_wanted = true;
+    pump(t);
+}
+
+/* Every outstanding write with a synchronous answer is accepted now (TSB CSYNC, disable):
+ * writes with a pending answer stay outstanding. */
+static void settle(trbu_t *t)
+{
+    for (;;) {
+        process_writes(t);
+        if (!t->wq_n || wq_at(t, 0)->pending)
+            break;
+        wq_at(t, 0)->due = t->now;
+    }
 }
 
 void trbu_on_disable(trbu_t *t)
 {
     t->flush_pending = false;
-    if (t->cfg.disable_drains)
+    t->trg_wait = false;
+    if (t->cfg.disable_drains) {
+        settle(t);
         trbu_drain(t);
+        settle(t);
+    }
     discard_ibuf(t, TRBU_DISCARD_DISABLE);
+    t->drain_wanted = false;
 }
 
 /* ----- Time ----------------------------------------------------------------------------------- */
 
-static void flush_done(trbu_t *t)
+/* The trigger management event of a completed flush, once the writes before it are accepted. */
+static void try_trigger_mgmt(trbu_t *t)
 {
-    t->flush_pending = false;
+    if (!t->trg_wait)
+        return;
     unsigned tm = t->flush_tm;
-    /* The trace accepted before the flush completed reaches memory before collection stops. */
-    if (tm == TRBU_TM_STOP)
-        trbu_drain(t);
+    if (tm == TRBU_TM_STOP ? (t->ibuf_len || t->wq_live) : t->acc_seq < t->trg_wait_seq)
+        return;
+    t->trg_wait = false;
     uint64_t *r = mgmt_irq(t, trbu_event_route(t, TRBU_EVK_OTHER));
     if (tm == TRBU_TM_STOP)
         set_stop(t, r, ARMPROF_EC_OTHER, TRBU_BSC_TRIGGER);
     t->st.trigger_mgmt_events++;
 }
 
+static void flush_done(trbu_t *t)
+{
+    t->flush_pending = false;
+    /* The trace accepted before the flush completed reaches memory before collection stops
+     * (Stop on trigger); the event follows the writes issued before it. */
+    if (t->flush_tm == TRBU_TM_STOP)
+        trbu_drain(t);
+    t->trg_wait = true;
+    t->trg_wait_seq = t->wr_seq;
+    try_trigger_mgmt(t);
+}
+
+/* Stop on trigger: a completed flush waits for its drain; trace arriving meanwhile is after
+ * the flush, so it is discarded as once collection has stopped. */
+static bool stopping(const trbu_t *t)
+{
+    return t->trg_wait && t->flush_tm == TRBU_TM_STOP;
+}
+
+static uint64_t wq_due(const trbu_t *t)
+{
+    if (!t->wq_n || wq_at(t, 0)->pending)
+        return TRBU_NO_TIME;
+    return wq_at(t, 0)->due;
+}
+
 static void process_due(trbu_t *t)
 {
     for (;;) {
+        uint64_t w = wq_due(t);
         uint64_t f = t->flush_pending ? t->flush_at : TRBU_NO_TIME;
         uint64_t e = t->ea_pending ? t->ea_at : TRBU_NO_TIME;
-        if (f <= t->now && f <= e) {
+        if (w <= t->now) {
+            process_writes(t);
+        } else if (f <= t->now && f <= e) {
             flush_done(t);
         } else if (e <= t->now) {
             t->ea_pending = false;
@@ -498,10 +718,21 @@ uint64_t trbu_cycles_to_next_event(const trbu_t *t)
 {
     uint64_t f = t->flush_pending ? t->flush_at : TRBU_NO_TIME;
     uint64_t e = t->ea_pending ? t->ea_at : TRBU_NO_TIME;
+    uint64_t w = wq_due(t);
     uint64_t m = f < e ? f : e;
+    if (w < m)
+        m = w;
     if (m == TRBU_NO_TIME)
         return UINT64_MAX;
     return m > t->now ? m - t->now : 0;
+}
+
+/* The writer is stalled: bytes wait in the internal buffer to be issued behind outstanding
+ * writes (a full unit, or a drain). */
+static bool writer_stalled(const trbu_t *t)
+{
+    return t->wq_n && t->ibuf_len && (t->ibuf_len == t->unit || t->drain_wanted) &&
+           !trbu_collection_stopped(t);
 }
 
 void trbu_advance(trbu_t *t, uint64_t cycles)
@@ -511,9 +742,13 @@ void trbu_advance(trbu_t *t, uint64_t cycles)
         uint64_t d = trbu_cycles_to_next_event(t);
         if (d == UINT64_MAX || t->now + d > target)
             break;
+        if (writer_stalled(t))
+            t->st.writer_stall_cycles += d;
         t->now += d;
         process_due(t);
     }
+    if (writer_stalled(t))
+        t->st.writer_stall_cycles += target - t->now;
     t->now = target;
     trbu_update_outputs(t);
 }
@@ -528,17 +763,18 @@ uint64_t trbu_now(const trbu_t *t)
 size_t trbu_trace_bytes(trbu_t *t, const uint8_t *data, size_t len)
 {
     size_t taken = 0;
+    bool direct = true;
     t->st.bytes_in += len;
     if (!unit_enabled(t)) {
         discard(t, TRBU_DISCARD_DISABLED, len);
         return 0;
     }
     while (len) {
-        if (trbu_collection_stopped(t)) {
+        if (trbu_collection_stopped(t) || stopping(t)) {
             discard(t, TRBU_DISCARD_STOPPED, len);
             break;
         }
-        if (t->ibuf_len == 0 && len >= t->unit) {
+        if (direct && t->ibuf_len == 0 && len >= t->unit) {
             /* Whole units straight from the trace unit's bytes, merged into larger writes. */
             size_t n = len & ~(size_t)(t->unit - 1);
             size_t c = emit(t, data, n);
@@ -546,7 +782,15 @@ size_t trbu_trace_bytes(trbu_t *t, const uint8_t *data, size_t len)
             taken += c;
             data += c;
             len -= c;
+            if (c < n)
+                direct = false;         /* the writer stalled: the internal buffer takes a unit */
             continue;
+        }
+        if (t->ibuf_len == t->unit) {
+            /* Back-pressure: the internal buffer is full behind outstanding writes. The bytes
+             * stay with the trace unit (not taken, not discarded). */
+            t->st.bytes_refused += len;
+            break;
         }
         uint32_t take = t->unit - t->ibuf_len;
         if (take > len)
@@ -557,13 +801,9 @@ size_t trbu_trace_bytes(trbu_t *t, const uint8_t *data, size_t len)
         taken += take;
         data += take;
         len -= take;
-        if (t->ibuf_len == t->unit) {
-            uint32_t n = t->ibuf_len;
-            t->ibuf_len = 0;
-            size_t c = emit(t, t->ibuf, n);
-            if (c < n)
-                discard(t, TRBU_DISCARD_STOPPED, n - c);
-        }
+        note_buf(t);
+        if (t->ibuf_len == t->unit)
+            pump(t);
     }
     process_due(t);
     trbu_update_outputs(t);
@@ -581,8 +821,8 @@ void trbu_trigger(trbu_t *t)
         if (!was) {
             if ((t->vals[TRBU_SLOT_TRG] & TRBTRG_EL1_TRG) == 0)
                 trigger_event(t);
-            else
-                t->pre_trig = t->ibuf_len;
+            else /* accepted before the Detected Trigger: buffered or in outstanding writes */
+                t->pre_trig = t->ibuf_len + (uint32_t)t->inflight_bytes;
         }
     }
     process_due(t);
@@ -617,6 +857,30 @@ bool trbu_flush_pending(const trbu_t *t)
     return t->flush_pending;
 }
 
+armprof_err trbu_mem_complete(trbu_t *t, const armprof_mem_result *res)
+{
+    if (!t || !res || res->status == ARMPROF_MEM_PENDING || res->status > ARMPROF_MEM_PENDING)
+        return ARMPROF_ERR_INVAL;
+    for (uint32_t i = 0; i < t->wq_n; i++) {
+        trbu_wr *e = wq_at(t, i);
+        if (!e->pending)
+            continue;
+        /* The oldest pending write: its answer takes effect now (after older writes). */
+        e->pending = false;
+        e->res = *res;
+        e->due = t->now;
+        process_due(t);
+        trbu_update_outputs(t);
+        return ARMPROF_OK;
+    }
+    return ARMPROF_ERR_BUSY;
+}
+
+uint32_t trbu_writes_outstanding(const trbu_t *t)
+{
+    return t ? t->wq_n : 0;
+}
+
 void trbu_impdef_event(trbu_t *t, uint16_t mss)
 {
     impdef_event(t, mss);
@@ -626,7 +890,12 @@ void trbu_impdef_event(trbu_t *t, uint16_t mss)
 void trbu_tsb_csync(trbu_t *t)
 {
     t->st.tsb_csyncs++;
+    /* Outstanding writes with a synchronous answer are accepted now (the model does not stall
+     * the PE: a host that does advances the unit until trbu_writes_outstanding() is 0 first);
+     * the drained bytes follow them. Writes with a pending answer stay outstanding. */
+    settle(t);
     trbu_drain(t);
+    settle(t);
     if (t->ea_pending) {
         t->ea_pending = false;
         ea_report(t, t->ea_ec, t->ea_fsc);
@@ -651,7 +920,10 @@ armprof_err trbu_open(const trbu_config *cfg, const armprof_host_ops *ops, trbu_
     t->cfg = *cfg;
     t->unit = 1u << cfg->align;
     t->ibuf = calloc(1, t->unit);
-    if (!t->ibuf) {
+    t->wq = calloc(cfg->max_outstanding_writes, sizeof(*t->wq));
+    if (!t->ibuf || !t->wq) {
+        free(t->ibuf);
+        free(t->wq);
         free(t);
         return ARMPROF_ERR_NOMEM;
     }
@@ -669,6 +941,7 @@ void trbu_close(trbu_t *t)
     if (!t)
         return;
     free(t->ibuf);
+    free(t->wq);
     free(t);
 }
 
@@ -680,6 +953,11 @@ void trbu_reset(trbu_t *t)
     t->pre_trig = 0;
     t->flush_pending = false;
     t->ea_pending = false;
+    /* Outstanding writes are forgotten (a pending answer given later is refused). */
+    t->wq_head = t->wq_n = t->wq_live = 0;
+    t->inflight_bytes = 0;
+    t->drain_wanted = false;
+    t->trg_wait = false;
     trbu_update_outputs(t);
 }
 
@@ -769,6 +1047,30 @@ armprof_err trbu_save(const trbu_t *t, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u64(&w, t->flush_at);
     ap_state_put_u64(&w, t->ea_at);
     ap_state_put_u32(&w, (uint32_t)t->ea_ec | (uint32_t)t->ea_fsc << 8);
+    /* Outstanding writes: their bytes are already with the memory port; what is kept is the
+     * answer to come (or given, for a synchronous one) and when. */
+    ap_state_put_u32(&w, t->wq_n);
+    ap_state_put_u32(&w, t->wq_live);
+    ap_state_put_u32(&w, (uint32_t)t->drain_wanted | (uint32_t)t->trg_wait << 1);
+    ap_state_put_u64(&w, t->inflight_bytes);
+    ap_state_put_u64(&w, t->wr_seq);
+    ap_state_put_u64(&w, t->acc_seq);
+    ap_state_put_u64(&w, t->lat_n);
+    ap_state_put_u64(&w, t->trg_wait_seq);
+    for (uint32_t i = 0; i < t->wq_n; i++) {
+        const trbu_wr *e = wq_at(t, i);
+        ap_state_put_u64(&w, e->ptr);
+        ap_state_put_u64(&w, e->issued);
+        ap_state_put_u64(&w, e->due);
+        ap_state_put_u64(&w, e->seq);
+        ap_state_put_u32(&w, e->len);
+        ap_state_put_u32(&w, (uint32_t)e->pending | (uint32_t)e->dead << 1 |
+                                 (uint32_t)e->res.async << 2);
+        ap_state_put_u32(&w, (uint32_t)e->res.status | (uint32_t)e->res.ec << 8 |
+                                 (uint32_t)e->res.fsc << 16);
+        ap_state_put_u32(&w, e->res.written);
+        ap_state_put_u32(&w, e->res.mss2);
+    }
     const uint64_t *s = (const uint64_t *)(const void *)&t->st;
     for (size_t i = 0; i < sizeof(t->st) / sizeof(uint64_t); i++)
         ap_state_put_u64(&w, s[i]);
@@ -808,6 +1110,40 @@ armprof_err trbu_restore(trbu_t *t, const uint8_t *buf, size_t len)
     uint32_t x = ap_state_get_u32(&r);
     tmp.ea_ec = (uint8_t)x;
     tmp.ea_fsc = (uint8_t)(x >> 8);
+    uint32_t wn = ap_state_get_u32(&r);
+    uint32_t wl = ap_state_get_u32(&r);
+    if (wn > t->cfg.max_outstanding_writes || wl > wn)
+        return free(ib), ARMPROF_ERR_STATE_CORRUPT;
+    uint32_t wf = ap_state_get_u32(&r);
+    tmp.drain_wanted = wf & 1;
+    tmp.trg_wait = (wf >> 1) & 1;
+    tmp.inflight_bytes = ap_state_get_u64(&r);
+    tmp.wr_seq = ap_state_get_u64(&r);
+    tmp.acc_seq = ap_state_get_u64(&r);
+    tmp.lat_n = ap_state_get_u64(&r);
+    tmp.trg_wait_seq = ap_state_get_u64(&r);
+    trbu_wr wq[TRBU_MAX_OUTSTANDING];
+    for (uint32_t i = 0; i < wn; i++) {
+        trbu_wr *e = &wq[i];
+        memset(e, 0, sizeof(*e));
+        e->ptr = ap_state_get_u64(&r);
+        e->issued = ap_state_get_u64(&r);
+        e->due = ap_state_get_u64(&r);
+        e->seq = ap_state_get_u64(&r);
+        e->len = ap_state_get_u32(&r);
+        uint32_t fl = ap_state_get_u32(&r);
+        e->pending = fl & 1;
+        e->dead = (fl >> 1) & 1;
+        e->res.async = (fl >> 2) & 1;
+        uint32_t st = ap_state_get_u32(&r);
+        if ((st & 0xFF) > ARMPROF_MEM_PENDING)
+            return free(ib), ARMPROF_ERR_STATE_CORRUPT;
+        e->res.status = (armprof_mem_status)(st & 0xFF);
+        e->res.ec = (uint8_t)(st >> 8);
+        e->res.fsc = (uint8_t)(st >> 16);
+        e->res.written = ap_state_get_u32(&r);
+        e->res.mss2 = ap_state_get_u32(&r);
+    }
     uint64_t *s = (uint64_t *)(void *)&tmp.st;
     for (size_t i = 0; i < sizeof(tmp.st) / sizeof(uint64_t); i++)
         s[i] = ap_state_get_u64(&r);
@@ -831,6 +1167,17 @@ armprof_err trbu_restore(trbu_t *t, const uint8_t *buf, size_t len)
     t->ea_ec = tmp.ea_ec;
     t->ea_fsc = tmp.ea_fsc;
     t->st = tmp.st;
+    t->wq_head = 0;
+    t->wq_n = wn;
+    t->wq_live = wl;
+    memcpy(t->wq, wq, wn * sizeof(*wq));
+    t->inflight_bytes = tmp.inflight_bytes;
+    t->wr_seq = tmp.wr_seq;
+    t->acc_seq = tmp.acc_seq;
+    t->lat_n = tmp.lat_n;
+    t->drain_wanted = tmp.drain_wanted;
+    t->trg_wait = tmp.trg_wait;
+    t->trg_wait_seq = tmp.trg_wait_seq;
     /* The interrupt output follows the restored registers. */
     t->irq_level = tmp.irq_level;
     trbu_update_outputs(t);

@@ -26,6 +26,20 @@ enum {
 
 #define TRBU_NO_TIME UINT64_MAX
 #define TRBU_NREGS 9
+#define TRBU_MAX_OUTSTANDING 1024u /* largest cfg.max_outstanding_writes */
+
+/* A write issued to the memory port and not yet accepted (armprof_mem_result.latency or
+ * ARMPROF_MEM_PENDING). Writes are accepted in issue order. */
+typedef struct trbu_wr {
+    uint64_t ptr;                 /* address of the write (TRBPTR_EL1 when it is accepted) */
+    uint64_t issued;              /* unit time of the port call */
+    uint64_t due;                 /* acceptance time; TRBU_NO_TIME while the answer is pending */
+    uint64_t seq;                 /* issue sequence number, from 1 */
+    uint32_t len;
+    bool pending;                 /* ARMPROF_MEM_PENDING: trbu_mem_complete() not yet called */
+    bool dead;                    /* an earlier write faulted: its answer is ignored, bytes lost */
+    armprof_mem_result res;       /* the answer (valid once !pending) */
+} trbu_wr;
 
 struct trbu {
     trbu_config cfg;
@@ -54,6 +68,20 @@ struct trbu {
     bool ea_pending;
     uint64_t ea_at;
     uint8_t ea_ec, ea_fsc;
+
+    /* Memory timing: outstanding writes (a ring of cfg.max_outstanding_writes), the live ones
+     * (not dead) being the newest wq_live entries. */
+    trbu_wr *wq;
+    uint32_t wq_head, wq_n, wq_live;
+    uint64_t inflight_bytes;      /* bytes of live outstanding writes */
+    uint64_t wr_seq, acc_seq;     /* last issued / last accepted write */
+    uint64_t lat_n;               /* accepted writes (for write_latency_min) */
+    bool drain_wanted;            /* a drain (TSB CSYNC, flush, disable) waits for a free slot */
+    /* A trigger management event (flush completed) waiting for earlier writes: Stop on trigger
+     * waits for the drained internal buffer to be accepted, IRQ on trigger for the writes
+     * issued before the flush completed (trg_wait_seq). */
+    bool trg_wait;
+    uint64_t trg_wait_seq;
 
     bool irq_level;
     /* The owning translation regime, cached between register writes / context changes. */

@@ -94,11 +94,12 @@ public:
         }
         t.lane_lat = lat;
         t.lane_len = len;
-        t.drain_stall = in.stall;
+        t.drain_ready = !in.stall;
         t.fifo_flush = 0;   // platform inputs: the lockstep model never empties its FIFO
         t.fifo_discard = 0; // by itself (no management event: kLimit)
         t.clk = 0;
         t.eval();
+        out.valid = t.drain_valid; // the offer during the cycle, before the edge
         if (tfp_)
             tfp_->dump(ctx_->time());
         ctx_->timeInc(1);
@@ -205,6 +206,8 @@ Rtl::~Rtl() = default;
 void Rtl::step(const CycleIn &in, CycleOut &out) { p_->side.step(in, out, nullptr); }
 bool Rtl::pending() const { return p_->side.top().pending; }
 uint32_t Rtl::records() const { return p_->side.top().nrec; }
+bool Rtl::drain_valid() const { return p_->side.top().drain_valid; }
+uint32_t Rtl::drain_len() const { return p_->side.top().drain_len; }
 
 Result run(const Options &o)
 {
@@ -235,7 +238,9 @@ Result run(const Options &o)
     la.op_lane.assign((D + 2) * kLanes, 0);
 
     Stimulus stim(c, o.seed);
-    ModelSide model(c, o.perturb);
+    const bool rtl_perturb = o.perturb == ModelSide::PERTURB_DRAIN_EXTRA ||
+                             o.perturb == ModelSide::PERTURB_IGNORE_READY;
+    ModelSide model(c, rtl_perturb ? ModelSide::PERTURB_NONE : o.perturb);
     if (!model.ok()) {
         r.harness_error = true;
         r.message = "C model: " + model.error();
@@ -252,6 +257,8 @@ Result run(const Options &o)
     // The RTL runs cycles [0, rtl_end); the model runs D cycles ahead of it.
     const uint64_t rtl_end = o.window ? std::min(o.cycles, o.trace_to + 1) : o.cycles;
     bool mismatch = false;
+    bool prev_stall = false;
+    uint64_t drain_perturbed = 0;
     for (uint64_t t = 0; t < rtl_end + D; t++) {
         if (t < o.cycles) {
             Entry &e = la.at(t);
@@ -268,6 +275,7 @@ Result run(const Options &o)
                 r.message = "C model at cycle " + std::to_string(t) + ": " + model.error();
                 break;
             }
+            stim.observe(e.out);
             r.icr_writes += e.in.icr_we;
             r.irr_writes += e.in.irr_we;
             r.stall_cycles += e.in.stall;
@@ -290,7 +298,19 @@ Result run(const Options &o)
             rtl.open_trace(r.wave_file);
         }
         CycleOut ro;
-        rtl.step(e.in, ro, &e.out);
+        if (rtl_perturb) {
+            // A deliberately wrong drain handshake on the RTL side (see ModelSide::Perturb).
+            CycleIn pin = e.in;
+            if (pin.stall && e.out.valid &&
+                (o.perturb == ModelSide::PERTURB_IGNORE_READY || !prev_stall)) {
+                pin.stall = false;
+                drain_perturbed++;
+            }
+            prev_stall = e.in.stall;
+            rtl.step(pin, ro, &e.out);
+        } else {
+            rtl.step(e.in, ro, &e.out);
+        }
         la.consumed = cyc + 1;
         if (o.window && cyc >= o.trace_to)
             break;
@@ -317,7 +337,7 @@ Result run(const Options &o)
     r.collisions = model.collisions();
     r.filtered = model.filtered();
     r.toggles = stim.toggles();
-    r.perturbed = model.reloads_perturbed();
+    r.perturbed = model.reloads_perturbed() + drain_perturbed;
     spu_stats st;
     spu_get_stats(model.spu(), &st);
     r.records = st.records_written + st.records_discarded;
@@ -464,6 +484,7 @@ BenchResult bench(const Config &cfg, uint64_t seed, uint64_t cycles)
                     op_lane[ins[t].op[i] % op_cycle.size()] = (uint8_t)i;
                 }
             m.step(ins[t], out);
+            stim.observe(out);
         }
     }
     using clk = std::chrono::steady_clock;

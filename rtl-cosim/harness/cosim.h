@@ -64,6 +64,8 @@ public:
     void step(const CycleIn &in, CycleOut &out);
     bool pending() const;            // cfg.next_op: the next population member is sampled
     uint32_t records() const;        // records in the FIFO
+    bool drain_valid() const;        // the FIFO's offer for the next cycle (from state)
+    uint32_t drain_len() const;      // bytes that leave at the next edge if drain_ready
 
 private:
     struct Impl;

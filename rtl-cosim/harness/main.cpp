@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cosim.h"
 
@@ -17,7 +19,12 @@ static void usage(FILE *f)
             "  --cycles N         cycles per seed (default 100000)\n"
             "  --set KEY=VALUE    override a configuration field after the seed's draw\n"
             "                     (keys: %s)\n"
-            "  --perturb reload   perturb the model side: every COUNT reload one too high\n"
+            "  --perturb P        a deliberate bug that must mismatch: reload (the model's every\n"
+            "                     COUNT reload one too high), drain (the RTL drains on the first\n"
+            "                     not-ready cycle of each stall), ready (the RTL ignores drain_ready)\n"
+            "  --stall-pattern P  memory acceptance (drain_ready) after the seed's draw: none,\n"
+            "                     random (single-cycle stalls), bursts (long latency bursts),\n"
+            "                     latency (busy after each accepted transfer), mixed (all three)\n"
             "  --trace            dump the whole run to <waves>/<run>.fst\n"
             "  --vcd              also write <waves>/<run>.vcd (with --trace or on a mismatch)\n"
             "  --waves-dir DIR    where dumps go (default: the source tree's waves/)\n"
@@ -59,11 +66,38 @@ int main(int argc, char **argv)
             o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
         } else if (a == "--perturb") {
             std::string p = val();
-            if (p != "reload") {
-                fprintf(stderr, "armprof-cosim: unknown perturbation '%s' (reload)\n", p.c_str());
+            if (p == "reload")
+                o.perturb = apcosim::ModelSide::PERTURB_RELOAD_OFF_BY_ONE;
+            else if (p == "drain")
+                o.perturb = apcosim::ModelSide::PERTURB_DRAIN_EXTRA;
+            else if (p == "ready")
+                o.perturb = apcosim::ModelSide::PERTURB_IGNORE_READY;
+            else {
+                fprintf(stderr, "armprof-cosim: unknown perturbation '%s' (reload, drain, ready)\n",
+                        p.c_str());
                 return 2;
             }
-            o.perturb = apcosim::ModelSide::PERTURB_RELOAD_OFF_BY_ONE;
+        } else if (a == "--stall-pattern") {
+            std::string p = val();
+            std::vector<std::pair<std::string, std::string>> kv;
+            if (p == "none")
+                kv = { { "stall_rate", "0" }, { "ready_drop_rate", "0" }, { "accept_gap", "0" } };
+            else if (p == "random")
+                kv = { { "stall_rate", "0" }, { "ready_drop_rate", "0.2" }, { "accept_gap", "0" } };
+            else if (p == "bursts")
+                kv = { { "stall_rate", "0.002" }, { "stall_len_max", "1500" },
+                       { "ready_drop_rate", "0" }, { "accept_gap", "0" } };
+            else if (p == "latency")
+                kv = { { "stall_rate", "0" }, { "ready_drop_rate", "0" }, { "accept_gap", "6" } };
+            else if (p == "mixed")
+                kv = { { "stall_rate", "0.002" }, { "stall_len_max", "800" },
+                       { "ready_drop_rate", "0.1" }, { "accept_gap", "3" } };
+            else {
+                fprintf(stderr, "armprof-cosim: unknown stall pattern '%s' (none, random, bursts, "
+                                "latency, mixed)\n", p.c_str());
+                return 2;
+            }
+            o.overrides.insert(o.overrides.end(), kv.begin(), kv.end());
         } else if (a == "--trace") o.trace = true;
         else if (a == "--vcd") o.vcd = true;
         else if (a == "--waves-dir") o.waves_dir = val();
@@ -98,9 +132,9 @@ int main(int argc, char **argv)
         if (r.ok) {
             printf("seed %" PRIu64 ": matched %" PRIu64 " cycles (%.2f s; ops %" PRIu64 " samples %"
                    PRIu64 " collisions %" PRIu64 " fifo-full cycles %" PRIu64 " records %" PRIu64
-                   " enable toggles %" PRIu64 ")\n",
+                   " enable toggles %" PRIu64 " not-ready cycles %" PRIu64 ")\n",
                    s.seed, r.matched, r.seconds, r.ops, r.samples, r.collisions, r.full_cycles,
-                   r.records, r.toggles);
+                   r.records, r.toggles, r.stall_cycles);
         } else {
             printf("seed %" PRIu64 ": %s: %s\n", s.seed, r.harness_error ? "ERROR" : "MISMATCH",
                    r.message.c_str());

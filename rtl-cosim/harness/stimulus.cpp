@@ -57,6 +57,12 @@ Config config_from_seed(uint64_t seed)
     c.filter_lat = below(3) == 0;
     c.minlat = below(c.lat_max + 1);
     c.pmscr_extra = (uint8_t)(below(8) << 3);
+    // Memory-acceptance pattern (drawn last: the draws above are those of earlier releases).
+    // Long latency bursts are sometimes very long (a FIFO that fills while memory is away).
+    if (below(4) == 0)
+        c.stall_len_max = 200 + below(1800);
+    c.ready_drop_rate = below(3) == 0 ? 0.0 : 0.02 * (1 + below(15));
+    c.accept_gap = below(3) == 0 ? 0 : below(12);
     return c;
 }
 
@@ -66,11 +72,12 @@ std::string config_describe(const Config &c)
     snprintf(b, sizeof(b),
              "ernd=%d next_op=%d rng_seed=0x%08x slots=%u fifo_bytes=%u drain=%u max_size=%u "
              "lanes=%u retire_rate=%.2f lat=%u..%u long=%.3f/%u toggle=%.4f icr=%.4f irr=%.4f "
-             "interval_max=%u stall=%.4f/%u filter_lat=%d minlat=%u pmscr_extra=0x%02x",
+             "interval_max=%u stall=%.4f/%u ready_drop=%.3f accept_gap=%u filter_lat=%d minlat=%u "
+             "pmscr_extra=0x%02x",
              c.ernd, c.next_op, c.rng_seed, c.slots, c.fifo_bytes, c.drain, c.max_size, c.lanes,
              c.retire_rate, c.lat_min, c.lat_max, c.long_lat_rate, c.long_lat_max, c.toggle_rate,
              c.icr_write_rate, c.irr_write_rate, c.interval_max, c.stall_rate, c.stall_len_max,
-             c.filter_lat, c.minlat, c.pmscr_extra);
+             c.ready_drop_rate, c.accept_gap, c.filter_lat, c.minlat, c.pmscr_extra);
     return b;
 }
 
@@ -100,6 +107,8 @@ std::string config_set(Config &c, const std::string &key, const std::string &val
     else if (key == "interval_max") c.interval_max = u;
     else if (key == "stall_rate") c.stall_rate = d;
     else if (key == "stall_len_max") c.stall_len_max = u;
+    else if (key == "ready_drop_rate") c.ready_drop_rate = d;
+    else if (key == "accept_gap") c.accept_gap = u;
     else if (key == "filter_lat") c.filter_lat = u != 0;
     else if (key == "minlat") c.minlat = u;
     else if (key == "pmscr_extra") c.pmscr_extra = (uint8_t)u;
@@ -111,7 +120,8 @@ std::string config_keys()
 {
     return "ernd next_op rng_seed slots fifo_bytes drain max_size lanes retire_rate lat_min "
            "lat_max long_lat_rate long_lat_max toggle_rate icr_write_rate irr_write_rate "
-           "interval_max stall_rate stall_len_max filter_lat minlat pmscr_extra";
+           "interval_max stall_rate stall_len_max ready_drop_rate accept_gap filter_lat minlat "
+           "pmscr_extra";
 }
 
 std::string config_check(const Config &c)
@@ -130,6 +140,10 @@ std::string config_check(const Config &c)
         return "latencies must satisfy lat_min <= lat_max <= 65535 (RTL LAT_W)";
     if (c.max_size < 4 || c.max_size > 10)
         return "max_size must be 4 .. 10 (records of at most 1 KiB)";
+    if (c.stall_rate < 0 || c.stall_rate > 1 || c.ready_drop_rate < 0 || c.ready_drop_rate > 1)
+        return "stall_rate and ready_drop_rate are probabilities (0 .. 1)";
+    if (c.stall_rate > 0 && c.stall_len_max < 1)
+        return "stall_len_max must be >= 1";
     if (c.minlat > 0xFFF)
         return "minlat must fit PMSLATFR_EL1.MINLAT (12 bits)";
     return "";
@@ -151,6 +165,7 @@ bool outputs_equal(const CycleOut &r, const CycleOut &m, std::string *sig, uint6
     AP_CMP(rng, "rng_state");
     AP_CMP(irr, "pmsirr");
     AP_CMP(inflight, "inflight");
+    AP_CMP(valid, "drain_valid");
     AP_CMP(full, "fifo_full");
     AP_CMP(level, "fifo_level");
     AP_CMP(drained, "drained_bytes");
@@ -222,7 +237,20 @@ void Stimulus::next(CycleIn &in)
         in.stall = true;
         stall_left_--;
     }
+    if (chance(cfg_.ready_drop_rate))
+        in.stall = true;
+    if (busy_left_) {
+        in.stall = true;
+        busy_left_--;
+    }
     cycle_++;
+}
+
+void Stimulus::observe(const CycleOut &out)
+{
+    if (out.drained != last_drained_ && cfg_.accept_gap)
+        busy_left_ = cfg_.accept_gap;
+    last_drained_ = out.drained;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,11 +427,11 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
             lane_of[n++] = i;
         }
     spu_probe before;
-    if (perturb_ != PERTURB_NONE)
-        spu_get_probe(spu_, &before);
+    spu_get_probe(spu_, &before);
     spu_cycle(spu_, opv, n, res);
 
     out = CycleOut();
+    out.valid = before.fifo_level != 0; // the FIFO's offer during the cycle
     for (uint32_t k = 0; k < n; k++) {
         if (res[k] == SPU_OP_SAMPLED || res[k] == SPU_OP_COLLIDED)
             out.fire |= (uint8_t)(1u << lane_of[k]);
@@ -482,6 +510,7 @@ bool ModelAhead::next(CycleIn &in, CycleOut &out)
             error_ = "C model at cycle " + std::to_string(produced_) + ": " + model_.error();
             return false;
         }
+        stim_.observe(e.out);
         produced_++;
     }
     if (!ok())

@@ -41,8 +41,13 @@ struct Config {
     double icr_write_rate = 0.0002;  // per cycle: MSR PMSICR_EL1 (half of them zero)
     double irr_write_rate = 0.0002;  // per cycle: MSR PMSIRR_EL1
     uint32_t interval_max = 2;       // PMSIRR_EL1.INTERVAL written: 0 .. interval_max
-    double stall_rate = 0.002;       // per cycle: a drain stall starts ...
+    // Memory-acceptance pattern: drain_ready of the FIFO's valid/ready handshake, low when
+    // any of these holds (the same for the RTL and the model: spu_set_drain_stall(!ready)).
+    double stall_rate = 0.002;       // per cycle: a long latency burst (ready low) starts ...
     uint32_t stall_len_max = 80;     // ... lasting 1 .. stall_len_max cycles
+    double ready_drop_rate = 0.0;    // per cycle: ready low for that cycle alone (random stalls)
+    uint32_t accept_gap = 0;         // after each cycle that moved bytes, ready low this many
+                                     // cycles (a memory with one write outstanding, latency)
     bool filter_lat = false;         // PMSFCR_EL1.FL with PMSLATFR_EL1.MINLAT = minlat
     uint32_t minlat = 0;
     uint8_t pmscr_extra = 0;         // PMSCR_EL1.{TS,PA,CX} bits (record lengths vary)
@@ -67,7 +72,7 @@ struct CycleIn {
     uint16_t lat[kLanes] = {};       // completion latency of each lane's operation
     uint16_t len[kLanes] = {};       // its record length if sampled and kept (from the model)
     uint64_t op[kLanes] = {};        // operation index (its PC is kPcBase + 4 * index)
-    bool stall = false;              // drain stall
+    bool stall = false;              // !drain_ready: memory accepts no bytes this cycle
 };
 
 // What one cycle produced: read after the clock edge on both sides.
@@ -83,6 +88,7 @@ struct CycleOut {
     uint32_t level = 0;              // FIFO bytes
     uint64_t drained = 0;            // bytes drained so far
     uint64_t popped = 0;             // records handed to the buffer writer so far
+    bool valid = false;              // drain_valid during the cycle (the FIFO offered bytes)
 };
 
 // Compares two outputs; on a difference names the first signal and both values.
@@ -95,6 +101,9 @@ public:
     Stimulus(const Config &cfg, uint64_t seed);
     // Next cycle's inputs (lengths still zero: the model side fills them).
     void next(CycleIn &in);
+    // The model's outputs of the cycle just given by next(): an accept_gap pattern follows the
+    // bytes that moved (call it after each model step; without it accept_gap has no effect).
+    void observe(const CycleOut &out);
     static constexpr uint64_t kPcBase = 0x0000'0040'0000ull;
     uint64_t toggles() const { return toggles_; }
 
@@ -106,14 +115,19 @@ private:
     uint64_t cycle_ = 0, next_op_ = 0;
     bool e1spe_ = true, lim_e_ = false;
     uint8_t el_ = 1;
-    uint32_t stall_left_ = 0;
-    uint64_t toggles_ = 0;
+    uint32_t stall_left_ = 0, busy_left_ = 0;
+    uint64_t toggles_ = 0, last_drained_ = 0;
 };
 
 // The C model side: model/spu driven through capi/armprof/spu.h, one spu_cycle() per cycle.
 class ModelSide {
 public:
-    enum Perturb { PERTURB_NONE = 0, PERTURB_RELOAD_OFF_BY_ONE = 1 };
+    // RELOAD_OFF_BY_ONE perturbs the model. The drain ones perturb what the RTL sees (applied
+    // by the lockstep runner, cosim.cpp): DRAIN_EXTRA gives the RTL drain_ready high on the
+    // first not-ready cycle of each stall while it offers bytes (it drains one cycle when not
+    // ready); IGNORE_READY gives it drain_ready high always.
+    enum Perturb { PERTURB_NONE = 0, PERTURB_RELOAD_OFF_BY_ONE = 1, PERTURB_DRAIN_EXTRA = 2,
+                   PERTURB_IGNORE_READY = 3 };
     explicit ModelSide(const Config &cfg, Perturb perturb = PERTURB_NONE);
     ~ModelSide();
     ModelSide(const ModelSide &) = delete;

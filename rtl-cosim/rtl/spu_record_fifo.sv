@@ -5,9 +5,12 @@
 //   1. retire: each lane selected for sampling (`fire`) takes an in-flight slot with its
 //      completion latency and its encoded record length (0: the record is filtered out by
 //      CollectRecord and never enters the FIFO); with no free slot it collides (`coll`).
-//   2. clock edge, drain: up to cfg_drain bytes leave the FIFO towards the buffer writer
-//      (none while drain_stall), across record boundaries; a record whose last byte leaves
-//      is popped.
+//   2. clock edge, drain: a valid/ready handshake with the buffer writer (the memory side).
+//      `drain_valid` is high while the FIFO holds bytes and offers `drain_len` =
+//      min(cfg_drain, level) of them; they leave only at an edge with drain_valid && drain_ready,
+//      across record boundaries; a record whose last byte leaves is popped. With drain_ready
+//      low nothing leaves and the offer stands (valid does not depend on ready). This is the
+//      C model's spu_set_drain_stall(!drain_ready) for the same cycle.
 //   3. clock edge, accept: completed records enter the FIFO strictly in sampling order while
 //      they fit (bytes <= cfg_depth, records <= cfg_rec_cap); a record that does not fit
 //      holds its slot and the ones behind it (backpressure, `full`).
@@ -40,11 +43,13 @@ module spu_record_fifo #(
     input  logic [W-1:0]           fire,
     input  logic [W*LAT_W-1:0]     lane_lat,
     input  logic [W*LEN_W-1:0]     lane_len,
-    input  logic                   drain_stall,
+    input  logic                   drain_ready,   // the memory side accepts this cycle
     input  logic                   flush,         // empty the FIFO at this edge, no drain
     input  logic                   discard,       // completed records freed, not pushed
     output logic [W-1:0]           coll,          // lane i collided (combinational)
     output logic                   full,          // a completed record waits for room (comb.)
+    output logic                   drain_valid,   // bytes offered to the writer (comb., from state)
+    output logic [DW-1:0]          drain_len,     // bytes that leave if drain_ready (comb.)
     output logic [SW:0]            inflight,
     output logic [LVL_W-1:0]       level,         // bytes in the FIFO
     output logic [RW:0]            nrec,          // records in the FIFO
@@ -122,7 +127,8 @@ module spu_record_fifo #(
     h     = 32'(hd_q);
     r     = rh_q;
     nr    = 32'(nrec_q);
-    bytes = (drain_stall || flush) ? 0 : 32'(cfg_drain);
+    // Bytes leave only on valid && ready (nothing is offered from an empty FIFO: nr == 0).
+    bytes = (drain_valid && drain_ready && !flush) ? 32'(cfg_drain) : 0;
     dr    = 0;
     pops  = 0;
     if (flush) begin
@@ -218,6 +224,10 @@ module spu_record_fifo #(
       if (!rst && push_v[k]) desc_q[push_idx[k]] <= push_len[k];
     end
   end
+
+  // The offer comes from registered state only: valid never waits for ready.
+  assign drain_valid = nrec_q != '0;
+  assign drain_len   = (32'(level_q) < 32'(cfg_drain)) ? DW'(level_q) : cfg_drain;
 
   assign inflight = qn_q;
   assign level    = level_q;

@@ -363,6 +363,57 @@ static void test_rtl_fifo_backpressure_and_drain(void **s)
     assert_int_equal(o.drained, 32);
 }
 
+// The drain side's valid/ready handshake: the FIFO offers min(drain, level) bytes while it holds
+// any (drain_valid, from registered state, whatever drain_ready is); bytes leave only at an
+// edge with valid && ready; while ready is low the offer stands unchanged and nothing leaves.
+static void test_rtl_drain_valid_ready_handshake(void **s)
+{
+    (void)s;
+    Config c = base_config();
+    c.drain = 16;
+    Rtl rtl(c);
+    CycleOut o;
+    CycleIn idle = ops(false, 0);
+    idle.stall = true;                 // drain_ready low
+    rtl.step(enable(irr_value(0, false)), o);
+    assert_false(rtl.drain_valid());   // empty: nothing offered
+    assert_int_equal(rtl.drain_len(), 0);
+    rtl.step(idle, o);                 // ready low with nothing offered: nothing happens
+    assert_false(o.valid);
+    CycleIn a = ops(true, 1, 0, 40);
+    a.stall = true;
+    rtl.step(a, o);                    // a 40-byte record enters at this edge
+    assert_false(o.valid);             // the offer during that cycle was still empty
+    assert_int_equal(o.level, 40);
+    assert_true(rtl.drain_valid());
+    assert_int_equal(rtl.drain_len(), 16);
+    for (int i = 0; i < 20; i++) {     // not ready: the offer stands, no byte leaves
+        rtl.step(idle, o);
+        assert_true(o.valid);
+        assert_int_equal(o.drained, 0);
+        assert_int_equal(o.level, 40);
+        assert_int_equal(rtl.drain_len(), 16);
+    }
+    CycleIn go = ops(false, 0);        // ready high for one cycle: 16 bytes leave
+    rtl.step(go, o);
+    assert_true(o.valid);
+    assert_int_equal(o.drained, 16);
+    assert_int_equal(o.level, 24);
+    rtl.step(idle, o);                 // ready low again: held
+    assert_int_equal(o.drained, 16);
+    rtl.step(go, o);
+    assert_int_equal(o.level, 8);
+    assert_int_equal(rtl.drain_len(), 8); // the offer is the bytes left when fewer than drain
+    rtl.step(go, o);                   // the last 8 leave and the record is popped
+    assert_int_equal(o.level, 0);
+    assert_int_equal(o.drained, 40);
+    assert_int_equal(o.popped, 1);
+    assert_false(rtl.drain_valid());
+    rtl.step(go, o);                   // ready with nothing offered: no transfer
+    assert_false(o.valid);
+    assert_int_equal(o.drained, 40);
+}
+
 /* ---- Lockstep against the C model ------------------------------------------------------- */
 
 static apcosim::Options lockstep_options(uint64_t seed, uint64_t cycles)
@@ -374,10 +425,10 @@ static apcosim::Options lockstep_options(uint64_t seed, uint64_t cycles)
     return o;
 }
 
-// Five seeds, every knob, 1.1 million cycles: the RTL and model/spu agree on every output
+// Eight seeds, every knob, 1.76 million cycles: the RTL and model/spu agree on every output
 // of every cycle, and the run reached collisions, backpressure, stalls, filtered records,
 // enable toggles, register writes and both ERnd behaviours.
-static void test_lockstep_five_seeds(void **s)
+static void test_lockstep_eight_seeds(void **s)
 {
     (void)s;
     struct Row {
@@ -390,6 +441,13 @@ static void test_lockstep_five_seeds(void **s)
         { 4, { { "ernd", "0" }, { "next_op", "1" }, { "drain", "1" }, { "toggle_rate", "0.001" } } },
         { 5, { { "ernd", "1" }, { "filter_lat", "1" }, { "minlat", "20" }, { "stall_rate", "0.01" },
                { "interval_max", "1" } } },
+        // Memory-acceptance patterns on drain_ready: random single-cycle stalls, long latency
+        // bursts (the FIFO fills while memory is away), busy after each accepted transfer.
+        { 6, { { "stall_rate", "0" }, { "ready_drop_rate", "0.3" }, { "accept_gap", "0" } } },
+        { 7, { { "stall_rate", "0.002" }, { "stall_len_max", "1500" }, { "ready_drop_rate", "0" },
+               { "accept_gap", "0" } } },
+        { 8, { { "stall_rate", "0" }, { "ready_drop_rate", "0" }, { "accept_gap", "5" },
+               { "drain", "32" } } },
     };
     uint64_t cycles = 0, coll = 0, full = 0, stall = 0, filt = 0, tog = 0, wr = 0, recs = 0;
     bool ernd0 = false, ernd1 = false;
@@ -412,7 +470,7 @@ static void test_lockstep_five_seeds(void **s)
         ernd0 |= !res.cfg.ernd;
         ernd1 |= res.cfg.ernd;
     }
-    assert_true(cycles >= 1000000);
+    assert_true(cycles >= 1700000);
     assert_true(coll > 0 && full > 0 && stall > 0 && filt > 0 && tog > 0 && wr > 0 && recs > 0);
     assert_true(ernd0 && ernd1);
 }
@@ -444,6 +502,37 @@ static void test_lockstep_catches_reload_off_by_one(void **s)
     // Without the perturbation the same run matches.
     o.perturb = apcosim::ModelSide::PERTURB_NONE;
     assert_true(apcosim::run(o).ok);
+}
+
+// A wrong drain handshake is caught: the RTL draining on the first not-ready cycle of each
+// stall, or ignoring drain_ready altogether, differs from the model (spu_set_drain_stall(!ready))
+// in the FIFO level at the first cycle it drained without ready; the same runs unperturbed match.
+static void test_lockstep_catches_drain_handshake(void **s)
+{
+    (void)s;
+    const apcosim::ModelSide::Perturb kinds[] = { apcosim::ModelSide::PERTURB_DRAIN_EXTRA,
+                                                   apcosim::ModelSide::PERTURB_IGNORE_READY };
+    for (apcosim::ModelSide::Perturb k : kinds) {
+        for (uint64_t seed : { 1ull, 4ull, 7ull }) {
+            apcosim::Options o = lockstep_options(seed, 100000);
+            o.overrides = { { "ready_drop_rate", "0.05" } };
+            o.perturb = k;
+            o.wave_on_mismatch = false;
+            apcosim::Result r = apcosim::run(o);
+            assert_false(r.ok);
+            assert_false(r.harness_error);
+            assert_true(r.perturbed >= 1);
+            // The first perturbed cycle is the first wrong one: its edge drained bytes.
+            assert_string_equal(r.signal.c_str(), "fifo_level");
+            assert_true(r.rtl_val < r.model_val);
+            assert_true(r.model_val - r.rtl_val <= r.cfg.drain);
+            assert_int_equal(r.matched, r.mismatch_cycle);
+            o.perturb = apcosim::ModelSide::PERTURB_NONE;
+            apcosim::Result ok = apcosim::run(o);
+            assert_true(ok.ok);
+            assert_true(ok.stall_cycles > 1000);
+        }
+    }
 }
 
 // The nightly report format: JUnit XML a CI server reads (one testcase per seed).
@@ -491,7 +580,9 @@ int main(void)
         cmocka_unit_test(test_rtl_sample_next_op),
         cmocka_unit_test(test_rtl_collision_when_slots_full),
         cmocka_unit_test(test_rtl_fifo_backpressure_and_drain),
-        cmocka_unit_test(test_lockstep_five_seeds),
+        cmocka_unit_test(test_rtl_drain_valid_ready_handshake),
+        cmocka_unit_test(test_lockstep_eight_seeds),
+        cmocka_unit_test(test_lockstep_catches_drain_handshake),
         cmocka_unit_test(test_lockstep_catches_reload_off_by_one),
         cmocka_unit_test(test_junit_report),
     };
