@@ -7,10 +7,6 @@
 
 #include "armprof/bits.h"
 
-// TEMPORARY until the model side (branch spu-timing / rtl-handshake) is merged.
-#pragma weak spu_writes_outstanding
-#pragma weak trbu_writes_outstanding
-
 namespace armprof {
 
 using namespace sc_core;
@@ -455,10 +451,10 @@ bool Platform::units_busy() const
     if (sc_time_stamp() < bus_->drained_at() || (traffic_ && !traffic_->idle()))
         return true;
     for (const auto &s : spus_)
-        if (s->at_outstanding() || (spu_writes_outstanding && spu_writes_outstanding(s->unit())))
+        if (s->at_outstanding() || spu_writes_outstanding(s->unit()))
             return true;
     for (const auto &t : trbus_)
-        if (t->at_outstanding() || (trbu_writes_outstanding && trbu_writes_outstanding(t->unit())))
+        if (t->at_outstanding() || trbu_writes_outstanding(t->unit()))
             return true;
     return false;
 }

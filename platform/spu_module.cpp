@@ -6,10 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-// TEMPORARY until the model side (branch spu-timing / rtl-handshake) is merged.
-#pragma weak spu_mem_complete
-#pragma weak trbu_mem_complete
-
 namespace armprof {
 
 using namespace sc_core;
