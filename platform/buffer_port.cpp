@@ -128,6 +128,27 @@ armprof_mem_result BufferPort::write_tlm(uint64_t addr, const uint8_t *data, uin
     return r;
 }
 
+// A barrier (PSB CSYNC, TSB CSYNC) with AT writes pending: the model cannot finish it in one
+// call, so the calling thread (the PE's or the trace source's) waits, at the unit's time, for
+// the answers, calling `barrier` again after each until nothing is outstanding. Outside a
+// thread (or with LT / Off timing) it is the one call.
+void BufferPort::settle(const std::function<void()> &barrier, const std::function<bool()> &busy)
+{
+    barrier();
+    if (timing_ != BufferTiming::At || !busy())
+        return;
+    sc_process_handle h = sc_get_current_process_handle();
+    if (!h.valid() || h.proc_kind() != SC_THREAD_PROC_)
+        return;
+    sc_time ahead = local_offset();
+    if (ahead > SC_ZERO_TIME)
+        wait(ahead);
+    while (busy()) {
+        wait(at_answered_);
+        barrier();
+    }
+}
+
 // ----- Approximately timed ----------------------------------------------------------------
 
 armprof_mem_result BufferPort::write_at(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
@@ -241,6 +262,7 @@ void BufferPort::peq_cb(tlm::tlm_generic_payload &gp, const tlm::tlm_phase &ph)
         armprof_mem_result r = h->res;
         h->gp.release(); // back to the pool once the target has released it too
         on_mem_complete(r);
+        at_answered_.notify(SC_ZERO_TIME);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -88,6 +89,8 @@ public:
     // AT: writes issued and not yet answered to the unit; the longest END_REQ wait seen.
     size_t at_outstanding() const { return at_inflight_.size(); }
     sc_core::sc_time at_end_req_wait_max() const { return at_req_wait_max_; }
+    // AT: notified after each answer given to the unit.
+    const sc_core::sc_event &at_answered() const { return at_answered_; }
 
     // The memory port the model calls (public for benches and hosts that feed it directly).
     armprof_mem_result port_write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
@@ -118,6 +121,7 @@ protected:
     virtual ~BufferPort();
     void drop_dmi() { dmi_valid_ = false; }
     mutable Stats st_;
+    void settle(const std::function<void()> &barrier, const std::function<bool()> &busy);
     // The unit's current cycle (its model time is cycles * period).
     virtual uint64_t unit_cycles() const = 0;
     // AT: the answer to the oldest pending write, at sc_time_stamp(): the owner brings the unit
@@ -162,6 +166,7 @@ private:
     std::deque<AtTxn *> at_inflight_, at_waiting_;
     AtTxn *at_req_ = nullptr;
     sc_core::sc_time at_req_wait_max_;
+    sc_core::sc_event at_answered_;
 };
 
 } // namespace armprof

@@ -164,7 +164,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         std::vector<uint8_t> *dump = &dumps_[p];
         agents_.emplace_back(new SpeAgent(
             ac, [sp](uint32_t e, uint64_t *v) { return sp->reg_read(e, v); },
-            [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { spu_psb_csync(sp->unit()); },
+            [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { sp->psb_csync(); },
             [this, p, sp](uint64_t a, uint8_t *b, size_t l) { return sp->debug_read(regime(p), a, b, l); },
             [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
 

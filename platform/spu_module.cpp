@@ -52,6 +52,11 @@ armprof_err SpuModule::set_pe_context(const armprof_pe_ctx &ctx)
     return spu_set_pe_context(spu_, &ctx);
 }
 
+void SpuModule::psb_csync()
+{
+    settle([this] { spu_psb_csync(spu_); }, [this] { return spu_writes_outstanding(spu_) != 0; });
+}
+
 sc_time SpuModule::model_time() const { return period_ * (double)spu_now(spu_); }
 
 void SpuModule::advance_to(const sc_time &t)

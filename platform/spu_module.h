@@ -49,6 +49,8 @@ public:
     armprof_err reg_read(uint32_t enc, uint64_t *val);
     armprof_err reg_write(uint32_t enc, uint64_t val);
     armprof_err set_pe_context(const armprof_pe_ctx &ctx);
+    // PSB CSYNC (spu_psb_csync); with AT writes pending, a thread caller waits for their answers.
+    void psb_csync();
 
     // Time: bring the model to time t (no-op when it is already there or beyond).
     void advance_to(const sc_core::sc_time &t);

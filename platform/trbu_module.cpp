@@ -67,7 +67,7 @@ void TrbuModule::reset()
 
 void TrbuModule::tsb_csync()
 {
-    trbu_tsb_csync(trbu_);
+    settle([this] { trbu_tsb_csync(trbu_); }, [this] { return trbu_writes_outstanding(trbu_) != 0; });
     update_ptr_signal();
 }
 
