@@ -1603,6 +1603,15 @@ static uint64_t quiet_edges(const spu_t *spu)
         if (d < q)
             q = d;
     }
+    /* A completed record at the head of the slots that the next edge takes: no longer blocked
+     * by FIFO room (a management event at the end of the last edge discarded the FIFO or set
+     * PMBSR_EL1.S, which discards it). */
+    if (spu->inflight) {
+        const spu_slot *w = &spu->slots[spu->slot_head];
+        if (w->completed && (!w->collect || ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]) ||
+                             spu->fifo_level + w->len <= spu->cfg.fifo_bytes))
+            return 0;
+    }
     bool draining = spu->fifo_nrec && !spu->drain_stall && writer_ready(spu);
     if (draining) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
