@@ -135,7 +135,14 @@ armprof_mem_result BufferPort::write_tlm(uint64_t addr, const uint8_t *data, uin
 void BufferPort::settle(const std::function<void()> &barrier, const std::function<bool()> &busy)
 {
     barrier();
-    if (timing_ != BufferTiming::At || !busy())
+    if (timing_ != BufferTiming::At) {
+        // Synchronous answers take effect at once in a barrier; call it again while the unit
+        // still reports writes outstanding (each call settles those it has issued).
+        for (unsigned i = 0; i < 4096 && busy(); i++)
+            barrier();
+        return;
+    }
+    if (!busy())
         return;
     sc_process_handle h = sc_get_current_process_handle();
     if (!h.valid() || h.proc_kind() != SC_THREAD_PROC_)

@@ -22,8 +22,9 @@ namespace {
 std::string example = MEMTIMING_EXAMPLE; // examples/memory-timing.yaml
 
 // SystemC elaborates once per process: each variant runs in a child (this program with
-// --child WRITE_LATENCY_NS TRAFFIC_SHARE), which prints the sums over the PEs.
-int child(double lat, double share)
+// --child WRITE_LATENCY_NS TRAFFIC_SHARE [at]), which prints the sums over the PEs. `at`: the
+// four phases through the AT bridge, with a 20 ns quantum so the answers land on time.
+int child(double lat, double share, bool at)
 {
     Scenario sc;
     std::string err;
@@ -34,9 +35,13 @@ int child(double lat, double share)
     sc.ops = 2000000;
     sc.mem_write_latency_ns = lat;
     sc.traffic.share = share;
+    if (at) {
+        sc.timing = "at";
+        sc.quantum_ns = 20;
+    }
     Platform p(sc);
     p.run();
-    uint64_t coll = 0, fifo = 0, stall = 0, lat_sum = 0, writes = 0, written = 0;
+    uint64_t coll = 0, fifo = 0, stall = 0, lat_sum = 0, writes = 0, written = 0, lost = 0;
     for (unsigned i = 0; i < sc.pes; i++) {
         spu_stats st;
         spu_get_stats(p.spu(i).unit(), &st);
@@ -46,7 +51,10 @@ int child(double lat, double share)
         lat_sum += st.write_latency_sum;
         writes += st.writes_issued;
         written += st.records_written;
+        lost += st.bytes_written - p.agent(i).stats().bytes_copied; // every byte written is dumped
     }
+    if (lost)
+        return 3;
     std::printf("%llu %llu %llu %llu %llu %llu %llu %llu\n", (unsigned long long)coll, (unsigned long long)fifo,
                 (unsigned long long)stall, (unsigned long long)lat_sum, (unsigned long long)writes,
                 (unsigned long long)written, (unsigned long long)p.bus().target_stats(0).wait.value(),
@@ -56,10 +64,10 @@ int child(double lat, double share)
 
 struct Out { unsigned long long coll = 0, fifo = 0, stall = 0, lat_sum = 0, writes = 0, written = 0, wait = 0, end = 0; };
 
-Out run_child(double lat, double share)
+Out run_child(double lat, double share, bool at = false)
 {
     char cmd[1200];
-    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child %g %g", (int)getpid(), lat, share);
+    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child %g %g%s", (int)getpid(), lat, share, at ? " at" : "");
     FILE *f = popen(cmd, "r");
     Out o;
     assert_non_null(f);
@@ -85,6 +93,19 @@ void test_slow_memory_collides_more(void **)
     assert_true(slow.lat_sum / slow.writes > 200);
     assert_true(zero.lat_sum / zero.writes < 100);
     assert_true(zero.fifo <= 512);
+}
+
+// The same with the four phases (timing: at): the AT bridge in front of the SMMU gives each
+// write the LT path's delay as its BEGIN_RESP time, so slow memory collides more here too, and
+// the mean write latency is the LT one within the 20 ns quantum.
+void test_at_slow_memory_collides_more(void **)
+{
+    Out slow = run_child(200, 0.6, true), zero = run_child(0, 0.6, true), lt = run_child(200, 0.6);
+    assert_true(slow.coll > zero.coll);
+    assert_true(slow.fifo > zero.fifo);
+    assert_true(slow.stall > zero.stall);
+    double at_mean = (double)slow.lat_sum / (double)slow.writes, lt_mean = (double)lt.lat_sum / (double)lt.writes;
+    assert_true(at_mean >= lt_mean - 20 && at_mean <= lt_mean + 20);
 }
 
 // More write latency never lowers collisions or the FIFO high-water mark.
@@ -117,10 +138,11 @@ void test_monotonic_in_traffic(void **)
 
 int sc_main(int argc, char **argv)
 {
-    if (argc == 4 && std::string(argv[1]) == "--child")
-        return child(std::atof(argv[2]), std::atof(argv[3]));
+    if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--child")
+        return child(std::atof(argv[2]), std::atof(argv[3]), argc == 5 && std::string(argv[4]) == "at");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slow_memory_collides_more),
+        cmocka_unit_test(test_at_slow_memory_collides_more),
         cmocka_unit_test(test_monotonic_in_latency),
         cmocka_unit_test(test_monotonic_in_traffic),
     };
