@@ -478,13 +478,15 @@ void Platform::run()
             break;
         sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
     }
-    // Let the units finish what they have in flight (writes outstanding, the bus's queue: an
-    // overloaded memory system stretches the run), then end the PMU sessions.
+    // Memory timing: the units' writes still outstanding and the bus's queue complete first (an
+    // overloaded memory system stretches the run); the background traffic stops.
     if (traffic_)
         traffic_->stop();
-    sc_start(sc_time(sc_.quantum_ns, SC_NS));
     for (unsigned i = 0; i < 1000000 && units_busy(); i++)
         sc_start(sc_time(sc_.quantum_ns, SC_NS));
+
+    // Let the units finish what they have in flight, then end the PMU sessions.
+    sc_start(sc_time(sc_.quantum_ns, SC_NS));
     for (auto &p : pe_)
         p->stop_pmu();
 }

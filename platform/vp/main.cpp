@@ -18,6 +18,18 @@ using namespace sc_core;
 
 namespace {
 
+// Memory timing of one unit's buffer writes (cycles of the PE clock converted to ns).
+void timing_json(cJSON *o, double clock_ns, uint64_t stall, uint64_t out_max, uint64_t writes, uint64_t lat_min,
+                 uint64_t lat_sum, uint64_t lat_max)
+{
+    cJSON_AddNumberToObject(o, "writer_stall_cycles", (double)stall);
+    cJSON_AddNumberToObject(o, "outstanding_writes_max", (double)out_max);
+    cJSON *wl = cJSON_AddObjectToObject(o, "write_latency_ns");
+    cJSON_AddNumberToObject(wl, "min", writes ? (double)lat_min * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "mean", writes ? (double)lat_sum / (double)writes * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "max", (double)lat_max * clock_ns);
+}
+
 void usage()
 {
     std::fprintf(stderr,
@@ -68,18 +80,6 @@ bool write_file(const std::string &path, const void *data, size_t len)
         return false;
     bool ok = std::fwrite(data, 1, len, f) == len;
     return std::fclose(f) == 0 && ok;
-}
-
-// Memory timing of one unit's buffer writes (cycles of the PE clock converted to ns).
-void timing_json(cJSON *o, double clock_ns, uint64_t stall, uint64_t out_max, uint64_t writes, uint64_t lat_min,
-                 uint64_t lat_sum, uint64_t lat_max)
-{
-    cJSON_AddNumberToObject(o, "writer_stall_cycles", (double)stall);
-    cJSON_AddNumberToObject(o, "outstanding_writes_max", (double)out_max);
-    cJSON *wl = cJSON_AddObjectToObject(o, "write_latency_ns");
-    cJSON_AddNumberToObject(wl, "min", writes ? (double)lat_min * clock_ns : 0.0);
-    cJSON_AddNumberToObject(wl, "mean", writes ? (double)lat_sum / (double)writes * clock_ns : 0.0);
-    cJSON_AddNumberToObject(wl, "max", (double)lat_max * clock_ns);
 }
 
 cJSON *spu_json(Platform &p, unsigned i)
