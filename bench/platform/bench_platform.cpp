@@ -148,8 +148,8 @@ int timing_ratio(unsigned rounds)
 
 // bench-platform: all figures. bench-platform --loop port|bare [--writes N]: only that write
 // loop (after a short default scenario that sets up translation and DMI), for timing the two
-// processes against each other from outside. bench-platform --timing [--rounds N]: only the
-// memory-timing ratio.
+// processes against each other from outside (scripts/bench.sh: hyperfine).
+// bench-platform --timing [--rounds N]: only the memory-timing ratio.
 int sc_main(int argc, char **argv)
 {
     std::string loop;
