@@ -149,6 +149,7 @@ cJSON *trbu_json(Platform &p, unsigned i)
     num("trigger_events", (double)st.trigger_events);
     num("flushes", (double)st.flushes);
     num("buf_bytes_max", (double)st.buf_bytes_max);
+    num("bytes_refused", (double)st.bytes_refused);
     timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.port_writes,
                 st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("tsb_csyncs", (double)st.tsb_csyncs);
@@ -414,11 +415,19 @@ int sc_main(int argc, char **argv)
         const TrbeAgent::Stats &as = p.trbe_agent(i).stats();
         std::printf("  pe%u trbu: trace bytes %llu, written %llu, discarded %llu, TRBIRQ %llu, wraps %llu, "
                     "triggers %llu, faults %llu, dumped %llu B\n",
-                    i, (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_written,
+                    i, (unsigned long long)p.trace_source(i).produced(), (unsigned long long)st.bytes_written,
                     (unsigned long long)st.bytes_discarded,
                     (unsigned long long)p.irqc().assertions(i, sc.trbe.ppi), (unsigned long long)st.wraps,
                     (unsigned long long)st.detected_triggers, (unsigned long long)as.faults,
                     (unsigned long long)(as.bytes_copied + as.pad_bytes));
+        if (p.timing() != BufferTiming::Off && st.port_writes)
+            std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
+                        "cycles, outstanding writes max %llu, buffer max %llu B, refused %llu B\n",
+                        buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.port_writes * sc.clock_ns,
+                        (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
+                        (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.buf_bytes_max,
+                        (unsigned long long)st.bytes_refused);
         unsigned shown = 0, more = 0;
         for (const auto &e : p.trbe_agent(i).events())
             if (ap_field_get(TRBSR_EC, e.trbsr) != 0) {
