@@ -121,10 +121,11 @@ static uint64_t cfg_hash(const spu_config *c)
 
 static uint32_t fifo_ring_bytes(const spu_config *c) { return c->fifo_bytes + (1u << c->max_size); }
 
-/* The writer's unissued bytes: at most one record and a partial block (write_bytes - 1). */
+/* The writer's unissued bytes: a partial block (< write_bytes), the bytes that left the FIFO at
+ * one edge whose drain began while the writer was ready (< fifo_bytes), and one record. */
 static uint32_t wbuf_bytes(const spu_config *c)
 {
-    uint32_t need = (1u << c->max_size) + c->write_bytes, cap = 16;
+    uint32_t need = (1u << c->max_size) + c->write_bytes + c->fifo_bytes, cap = 16;
     while (cap < need)
         cap <<= 1;
     return cap;
@@ -209,12 +210,41 @@ void spu_close(spu_t *spu)
 
 const spu_config *spu_get_config(const spu_t *spu) { return &spu->cfg; }
 
+static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
+{
+    uint64_t b = level >> spu->hist_shift;
+    return b < SPU_FIFO_HIST_BINS ? (uint32_t)b : SPU_FIFO_HIST_BINS - 1;
+}
+
+/* The FIFO level statistics count, for each cycle, the level after its edge. The level holds
+ * from lvl_t on: before it changes at `now` the cycles lvl_t .. now-1 are counted (a change
+ * within the edge of cycle now only decides the level from now on). Cycles with an empty FIFO
+ * are not counted here: bin 0 gets them in spu_get_stats() (the rest of spu_now()). */
+static inline void level_account(const spu_t *spu, spu_stats *st)
+{
+    uint64_t d = spu->now - spu->lvl_t;
+    st->fifo_byte_cycles += d * spu->fifo_level;
+    st->fifo_hist[hist_bin(spu, spu->fifo_level)] += d;
+}
+
+static inline void level_touch(spu_t *spu)
+{
+    if (spu->lvl_t != spu->now) {
+        if (spu->fifo_level)
+            level_account(spu, &spu->st);
+        spu->lvl_t = spu->now;
+    }
+}
+
 static void fifo_clear(spu_t *spu)
 {
+    level_touch(spu);
     spu->fifo_head = spu->fifo_level = 0;
     spu->fifo_rhead = spu->fifo_nrec = 0;
     spu->head_drained = 0;
 }
+
+static inline void writer_blocked_update(spu_t *spu);
 
 void spu_reset(spu_t *spu)
 {
@@ -231,6 +261,7 @@ void spu_reset(spu_t *spu)
     spu->wr_head = spu->wr_n = spu->wr_iss = 0;
     spu->wptr = spu->iaddr = 0;
     spu->deferred = spu->flush = false;
+    writer_blocked_update(spu);
     ap_rng_seed(&spu->rng, spu->cfg.rng_seed);
     spu->ptr_checked = false;
     spu_set_irq(spu);
@@ -508,6 +539,11 @@ static void mgmt_event(spu_t *spu, mgmt_kind kind, uint8_t ec, uint8_t mss, bool
         spu->ops.pmu_freeze(spu->ops.user);
     spu_set_irq(spu);
     fifo_discard_all(spu, SPU_DISCARD_SERVICE);
+    /* A completed record waiting for room is taken (discarded) at the next edge: outside an
+     * edge's drain (a write's answer at the end of an edge, spu_mem_complete) that edge must
+     * not be skipped as quiet. */
+    if (spu->next_complete > spu->now)
+        spu->next_complete = spu->now;
     spu_reevaluate(spu);
 }
 
@@ -575,9 +611,13 @@ static inline spu_wrec *wrec_at(spu_t *spu, uint32_t k)
     return &spu->wr[i];
 }
 
-static inline bool writer_ready(const spu_t *spu)
+static inline bool writer_ready(const spu_t *spu) { return !spu->wblocked; }
+
+/* After any change of wq_n or deferred. */
+static inline void writer_blocked_update(spu_t *spu)
 {
-    return spu->wq_n < spu->cfg.max_outstanding_writes && !spu->deferred;
+    spu->wblocked = spu->wq_n >= spu->cfg.max_outstanding_writes || spu->deferred;
+    spu->nodrain = spu->wblocked || spu->drain_stall;
 }
 
 static void wq_next_done(spu_t *spu)
@@ -679,6 +719,7 @@ static void wq_push(spu_t *spu, uint64_t a, uint32_t n, const armprof_mem_result
         w->done_at = spu->now + res->latency;
     }
     spu->wq_n++;
+    writer_blocked_update(spu);
     if (spu->wq_n > spu->st.outstanding_writes_max)
         spu->st.outstanding_writes_max = spu->wq_n;
     if (spu->wq_n == 1)
@@ -747,6 +788,7 @@ static void writer_failed(spu_t *spu, const spu_wr *e)
     spu->iaddr = spu->wptr;
     spu->wq_ignored = spu->wq_n;
     spu->deferred = false;
+    writer_blocked_update(spu);
     if (res->status == ARMPROF_MEM_FAULT) {
         /* §3.5.3: EC for the stage, FSC, PMBPTR_EL1 = the faulting address; DL when it is not
          * the first byte after the last complete record. Faults outrank buffer full (§3.5.1). */
@@ -771,9 +813,10 @@ static void writer_complete_head(spu_t *spu)
     spu_wr e = spu->wq[spu->wq_head];
     spu->wq_head = spu->wq_head + 1 == spu->cfg.max_outstanding_writes ? 0 : spu->wq_head + 1;
     spu->wq_n--;
+    writer_blocked_update(spu);
     wq_next_done(spu);
     uint64_t lat = spu->now - e.issue_at;
-    if (!spu->st.writes_answered || lat < spu->st.write_latency_min)
+    if ((!spu->st.writes_answered && !spu->direct_writes) || lat < spu->st.write_latency_min)
         spu->st.write_latency_min = lat;
     if (lat > spu->st.write_latency_max)
         spu->st.write_latency_max = lat;
@@ -795,21 +838,27 @@ static void writer_complete_head(spu_t *spu)
  * buffer full event once every earlier write has been accepted. */
 static void writer_run(spu_t *spu, bool tail_ok)
 {
+    /* One answer at a time, each followed by the writes it lets go, as a host of the
+     * asynchronous form gives them (spu_mem_complete() per answer): both forms agree. A write
+     * answered at once (latency 0) is taken before the next is issued. */
     for (;;) {
-        while (spu->next_done <= spu->now)
+        if (spu->next_done <= spu->now)
             writer_complete_head(spu);
-        if (spu->wq_n < spu->cfg.max_outstanding_writes) {
+        while (spu->wq_n < spu->cfg.max_outstanding_writes) {
             uint32_t n = writer_next_piece(spu, tail_ok);
-            if (n) {
-                writer_issue(spu, n);
-                continue;
-            }
+            if (!n)
+                break;
+            writer_issue(spu, n);
+            if (spu->next_done <= spu->now)
+                break;
         }
-        break;
+        if (spu->next_done > spu->now)
+            break;
     }
     writer_retire(spu);
     if (spu->deferred && !spu->wr_n) {
         spu->deferred = false;
+        writer_blocked_update(spu);
         mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false,
                    spu->deferred_ptr);
     }
@@ -820,6 +869,7 @@ static void writer_full(spu_t *spu, uint64_t ptr)
 {
     spu->deferred = true;
     spu->deferred_ptr = ptr;
+    writer_blocked_update(spu);
     writer_run(spu, false);
 }
 
@@ -848,6 +898,7 @@ static void writer_place(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
     if (lim - spu->wptr < (1ull << spu->cfg.max_size)) {
         spu->deferred = true;
         spu->deferred_ptr = spu->wptr;
+        writer_blocked_update(spu);
     }
 }
 
@@ -857,6 +908,8 @@ static void writer_place(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
  * is. A later answer (latency, ARMPROF_MEM_PENDING) or a failure hands the record to the
  * writer's general path, which is the same behaviour with time in it.
  */
+_Static_assert(ARMPROF_MEM_OK == 0, "write_direct() tests status and latency together");
+
 static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_t ptr, uint64_t lim)
 {
     uint32_t done = 0;
@@ -867,18 +920,14 @@ static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
         armprof_mem_result res = { .status = ARMPROF_MEM_OK };
         if (spu->ops.mem_write)
             res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
-        if (res.status != ARMPROF_MEM_PENDING && res.latency == 0) {
-            spu->st.writes_issued++;
-            spu->st.writes_answered++;
-            spu->st.write_latency_min = 0;
-            if (!spu->st.outstanding_writes_max)
-                spu->st.outstanding_writes_max = 1;
-        }
-        if (res.status == ARMPROF_MEM_OK && res.latency == 0) {
+        if ((res.latency | (uint32_t)res.status) == 0) { /* ARMPROF_MEM_OK at once */
+            spu->direct_writes++; /* issued and answered at once (spu_get_stats) */
             done += n;
             spu->st.bytes_written += n;
             continue;
         }
+        if (res.status != ARMPROF_MEM_PENDING && res.latency == 0)
+            spu->direct_writes++;
         /* The general path from here: the record placed, its bytes below a + n issued. */
         writer_place(spu, bytes, len, ptr, lim);
         spu->iaddr = a + n;
@@ -894,7 +943,6 @@ static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
     spu->st.records_written++;
     spu->regs[R_PMBPTR_EL1] = ptr + len;
     spu->unit_ptr = ptr + len;
-    spu->wptr = spu->iaddr = ptr + len;
     /* §3.5.2: not enough room left for a maximum-size record: buffer full. */
     if (lim - (ptr + len) < (1ull << spu->cfg.max_size))
         mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr + len);
@@ -919,6 +967,8 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
         discard(spu, SPU_DISCARD_MODE, 1);
         return;
     }
+    /* Nothing placed or outstanding and one write per record: the functional path. */
+    bool direct = (spu->wr_n | spu->wq_n | spu->cfg.write_bytes) == 0;
     uint64_t ptr = spu->wr_n ? spu->wptr : spu_reg(spu, R_PMBPTR_EL1);
     uint64_t lim = limit_addr(spu);
     if (!spu->ptr_checked) {
@@ -939,12 +989,12 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
         writer_full(spu, ptr);
         return;
     }
-    if (spu->wr_n == spu->wr_cap && wrec_grow(spu) != ARMPROF_OK) {
-        discard(spu, SPU_DISCARD_PTR, 1); /* out of host memory: cannot happen in practice */
+    if (direct) {
+        write_direct(spu, bytes, len, ptr, lim);
         return;
     }
-    if (!spu->wr_n && !spu->wq_n && !spu->cfg.write_bytes) {
-        write_direct(spu, bytes, len, ptr, lim);
+    if (spu->wr_n == spu->wr_cap && wrec_grow(spu) != ARMPROF_OK) {
+        discard(spu, SPU_DISCARD_PTR, 1); /* out of host memory: cannot happen in practice */
         return;
     }
     writer_place(spu, bytes, len, ptr, lim);
@@ -981,6 +1031,7 @@ static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
     spu->fifo_recs[idx].off = off;
     spu->fifo_recs[idx].len = (uint16_t)len;
     spu->fifo_nrec++;
+    level_touch(spu);
     spu->fifo_level += len;
     if (spu->fifo_level > spu->st.fifo_bytes_max)
         spu->st.fifo_bytes_max = spu->fifo_level;
@@ -1008,11 +1059,14 @@ static void fifo_pop_write(spu_t *spu)
     write_record(spu, p, len);
 }
 
-/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes, while the
- * writer can take them. */
-static void fifo_drain(spu_t *spu, uint64_t bytes)
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. At an edge
+ * the drain's `ready` is the writer's at the start of the edge (a valid/ready handshake): the
+ * whole budget leaves even if the writer fills up on the way (`stop` false); PSB CSYNC stops
+ * when it is full. */
+static inline __attribute__((always_inline)) void fifo_drain_(spu_t *spu, uint64_t bytes, bool stop)
 {
-    while (bytes && spu->fifo_nrec && writer_ready(spu)) {
+    level_touch(spu);
+    while (bytes && spu->fifo_nrec && (!stop || writer_ready(spu))) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint32_t n = bytes < left ? (uint32_t)bytes : left;
         spu->head_drained += n;
@@ -1023,6 +1077,10 @@ static void fifo_drain(spu_t *spu, uint64_t bytes)
             fifo_pop_write(spu);
     }
 }
+
+static void fifo_drain_edge(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, false); }
+static void fifo_drain_csync(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, true); }
+#define fifo_drain(spu, bytes, stop) ((stop) ? fifo_drain_csync(spu, bytes) : fifo_drain_edge(spu, bytes))
 
 /* =============================================================================================
  * Records
@@ -1538,15 +1596,10 @@ spu_op_result spu_retire(spu_t *spu, const spu_op *op)
 
 /* One clock edge: drain, then accept completed records; time moves on by one cycle. An edge with
  * nothing draining, nothing completing and nothing waiting for FIFO room only counts time. */
-static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
-{
-    uint64_t b = level >> spu->hist_shift;
-    return b < SPU_FIFO_HIST_BINS ? (uint32_t)b : SPU_FIFO_HIST_BINS - 1;
-}
 
 /* FIFO level statistics for q edges after which the level is l0 - k * r, k = 1 .. q: in
  * O(SPU_FIFO_HIST_BINS), whatever q. */
-static void level_run(spu_t *spu, uint64_t l0, uint64_t r, uint64_t q)
+static __attribute__((noinline)) void level_run(spu_t *spu, uint64_t l0, uint64_t r, uint64_t q)
 {
     spu->st.fifo_byte_cycles += q * l0 - r * (q * (q + 1) / 2);
     uint32_t b = hist_bin(spu, l0 - r);
@@ -1572,9 +1625,9 @@ static void level_run(spu_t *spu, uint64_t l0, uint64_t r, uint64_t q)
 static inline void edge(spu_t *spu)
 {
     if (spu->fifo_nrec) {
-        if (!spu->drain_stall && writer_ready(spu)) {
-            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
-            if (spu->iaddr != spu->wptr)
+        if (!spu->nodrain) {
+            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle, false);
+            if (spu->cfg.write_bytes && spu->iaddr != spu->wptr)
                 writer_run(spu, spu->head_drained == 0); /* a partial block nobody fills */
         } else {
             spu->st.writer_stall_cycles++;
@@ -1584,8 +1637,6 @@ static inline void edge(spu_t *spu)
         accept_completed(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
-    spu->st.fifo_byte_cycles += spu->fifo_level;
-    spu->st.fifo_hist[hist_bin(spu, spu->fifo_level)]++;
     spu->now++;
     if (spu->next_done <= spu->now)
         writer_run(spu, spu->head_drained == 0);
@@ -1606,13 +1657,7 @@ static uint64_t quiet_edges(const spu_t *spu)
     /* A completed record at the head of the slots that the next edge takes: no longer blocked
      * by FIFO room (a management event at the end of the last edge discarded the FIFO or set
      * PMBSR_EL1.S, which discards it). */
-    if (spu->inflight) {
-        const spu_slot *w = &spu->slots[spu->slot_head];
-        if (w->completed && (!w->collect || ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]) ||
-                             spu->fifo_level + w->len <= spu->cfg.fifo_bytes))
-            return 0;
-    }
-    bool draining = spu->fifo_nrec && !spu->drain_stall && writer_ready(spu);
+    bool draining = spu->fifo_nrec && !spu->nodrain;
     if (draining) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint64_t r = spu->cfg.drain_bytes_per_cycle;
@@ -1623,15 +1668,14 @@ static uint64_t quiet_edges(const spu_t *spu)
     /* The oldest completed record waiting for FIFO room enters at the edge whose drain leaves
      * it room (bytes free up with every drained byte, not only when the head is written); for
      * a free record descriptor it waits for the head record, as above. */
-    if (spu->inflight && draining) {
-        const spu_slot *w = &spu->slots[spu->slot_head];
-        if (w->completed && w->collect && spu->fifo_level + w->len > spu->cfg.fifo_bytes) {
-            uint64_t need = spu->fifo_level + w->len - spu->cfg.fifo_bytes;
-            uint64_t r = spu->cfg.drain_bytes_per_cycle;
-            uint64_t e = (need + r - 1) / r;
-            if (e - 1 < q)
-                q = e - 1;
-        }
+    const spu_slot *w = &spu->slots[spu->slot_head];
+    if (spu->inflight && draining && w->completed && w->collect &&
+        spu->fifo_level + w->len > spu->cfg.fifo_bytes) {
+        uint64_t need = spu->fifo_level + w->len - spu->cfg.fifo_bytes;
+        uint64_t r = spu->cfg.drain_bytes_per_cycle;
+        uint64_t e = (need + r - 1) / r;
+        if (e - 1 < q)
+            q = e - 1;
     }
     return q;
 }
@@ -1645,17 +1689,17 @@ void spu_advance(spu_t *spu, uint64_t cycles)
         if (q) {
             /* q edges of plain draining: no record finishes, no operation completes, no write
              * is answered. */
-            uint64_t l0 = spu->fifo_level;
-            if (spu->fifo_nrec && !spu->drain_stall && writer_ready(spu)) {
+            if (spu->fifo_nrec && !spu->nodrain) {
+                level_touch(spu);
+                uint64_t l0 = spu->fifo_level;
                 uint64_t b = q * spu->cfg.drain_bytes_per_cycle;
                 spu->head_drained += (uint32_t)b;
                 spu->fifo_level -= (uint32_t)b;
                 spu->drained_total += b;
                 level_run(spu, l0, spu->cfg.drain_bytes_per_cycle, q);
-            } else {
-                if (spu->fifo_nrec)
-                    spu->st.writer_stall_cycles += q;
-                level_run(spu, l0, 0, q);
+                spu->lvl_t = spu->now + q;
+            } else if (spu->fifo_nrec) {
+                spu->st.writer_stall_cycles += q;
             }
             if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
                 spu->st.service_cycles += q;
@@ -1691,7 +1735,11 @@ void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
     edge(spu);
 }
 
-void spu_set_drain_stall(spu_t *spu, bool stall) { spu->drain_stall = stall; }
+void spu_set_drain_stall(spu_t *spu, bool stall)
+{
+    spu->drain_stall = stall;
+    spu->nodrain = spu->wblocked || stall;
+}
 
 static void ext_accept(spu_t *spu);
 
@@ -1718,7 +1766,7 @@ void spu_psb_csync(spu_t *spu)
         writer_run(spu, true);
         if (!spu->fifo_nrec || !writer_ready(spu))
             break;
-        fifo_drain(spu, spu->fifo_level);
+        fifo_drain(spu, spu->fifo_level, true);
     }
     spu->flush = false;
 }
@@ -1765,9 +1813,28 @@ const char *spu_discard_reason_name(spu_discard_reason r)
     return "unknown";
 }
 
+/* Writes of the functional path: issued and answered at once, latency 0, one outstanding. */
+static void direct_writes_account(const spu_t *spu, spu_stats *st)
+{
+    if (!spu->direct_writes)
+        return;
+    st->writes_issued += spu->direct_writes;
+    st->writes_answered += spu->direct_writes;
+    st->write_latency_min = 0;
+    if (!st->outstanding_writes_max)
+        st->outstanding_writes_max = 1;
+}
+
 void spu_get_stats(const spu_t *spu, spu_stats *st)
 {
     *st = spu->st;
+    if (spu->fifo_level)
+        level_account(spu, st);
+    uint64_t counted = 0;
+    for (int i = 0; i < SPU_FIFO_HIST_BINS; i++)
+        counted += st->fifo_hist[i];
+    st->fifo_hist[0] += spu->now - counted; /* the cycles with an empty FIFO */
+    direct_writes_account(spu, st);
     st->fifo_bytes_now = spu->fifo_level;
     st->inflight_now = spu->inflight;
 }
@@ -1853,6 +1920,8 @@ armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len)
     }
     ap_state_put_u32(&w, spu->deferred);
     ap_state_put_u64(&w, spu->deferred_ptr);
+    ap_state_put_u64(&w, spu->lvl_t);
+    ap_state_put_u64(&w, spu->direct_writes);
     armprof_err e = ap_state_end(&w);
     *len = w.len;
     return e;
@@ -1953,8 +2022,21 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         wr[k].aborted = ap_state_get_u32(&r) != 0;
     }
     t->wr_head = 0;
+    /* The writer's invariants, so that a corrupt state cannot make it read past its buffers. */
+    bool bad = t->iaddr > t->wptr || t->wptr - t->iaddr > spu->wbuf_mask + 1;
+    for (uint32_t k = 0; k < t->wr_n && !bad; k++)
+        bad = wr[k].end <= wr[k].start || wr[k].end - wr[k].start > (1u << spu->cfg.max_size) ||
+              (k && wr[k].start != wr[k - 1].end) || wr[k].end > t->wptr;
+    for (uint32_t k = 0; k < t->wq_n && !bad; k++)
+        bad = wq[k].len == 0 || wq[k].len > wtmp_bytes(&spu->cfg);
+    if (bad) {
+        e = ARMPROF_ERR_STATE_CORRUPT;
+        goto out;
+    }
     t->deferred = ap_state_get_u32(&r) != 0;
     t->deferred_ptr = ap_state_get_u64(&r);
+    t->lvl_t = ap_state_get_u64(&r);
+    t->direct_writes = ap_state_get_u64(&r);
     e = ap_state_close(&r);
     if (e == ARMPROF_OK && (t->inflight > spu->cfg.max_inflight || t->slot_head >= spu->cfg.max_inflight || t->fifo_nrec > spu->fifo_nrec_cap ||
                             t->fifo_rhead >= spu->fifo_nrec_cap || t->fifo_head >= ring_size(spu) ||
@@ -1980,6 +2062,7 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         t->flush = false;
         *spu = *t;
         wq_next_done(spu);
+        writer_blocked_update(spu);
         spu->buf_enabled = buffer_enabled(spu, &spu->regime);
         spu->prof_enabled = profiling_enabled(spu);
         sample_attrs_update(spu);
@@ -2108,20 +2191,18 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
         spu->st.writer_stall_cycles++;
     x->drained += ec->drained;
     uint64_t given = x->stream - spu->fifo_level;
-    if (x->drained > given) {
+    if (x->drained > given && ready) {
         uint64_t owe = x->drained - given;
         if (owe > spu->fifo_level)
             x->st.owed_edges++;
         if (spu->fifo_nrec)
-            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level);
+            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level, false);
         if (spu->iaddr != spu->wptr)
             writer_run(spu, spu->head_drained == 0);
     }
     ext_accept(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
-    spu->st.fifo_byte_cycles += spu->fifo_level;
-    spu->st.fifo_hist[hist_bin(spu, spu->fifo_level)]++;
     spu->now++;
     if (spu->next_done <= spu->now)
         writer_run(spu, spu->head_drained == 0);

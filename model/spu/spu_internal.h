@@ -194,8 +194,12 @@ struct spu {
     uint32_t wr_cap, wr_head, wr_n;
     uint32_t wr_iss;          /* wr[wr_head + wr_iss] is the record holding iaddr */
     bool deferred;            /* a buffer full event waits for every earlier write (§3.5.2) */
+    bool wblocked;            /* the writer takes no bytes: max_outstanding_writes or deferred */
+    bool nodrain;             /* no bytes leave the FIFO at an edge: wblocked or drain_stall */
     uint64_t deferred_ptr;
     bool flush;               /* issue a partial block now (PSB CSYNC, buffer full) */
+    uint64_t direct_writes;   /* writes of the functional path, counted into spu_stats lazily */
+    uint64_t lvl_t;           /* the FIFO level has held since this cycle (level statistics) */
     uint8_t hist_shift;       /* log2 of the bin width of spu_stats.fifo_hist */
 
     /* Write-pointer bookkeeping for RHXSYK / RHLXGD. */
