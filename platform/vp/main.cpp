@@ -100,7 +100,11 @@ cJSON *spu_json(Platform &p, unsigned i)
     for (int r = 0; r < SPU_DISCARD__COUNT; r++)
         cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);
     num("fifo_bytes_max", (double)st.fifo_bytes_max);
-    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_issued,
+    uint64_t level_cycles = 0;
+    for (uint64_t c : st.fifo_hist)
+        level_cycles += c;
+    num("fifo_bytes_mean", level_cycles ? (double)st.fifo_byte_cycles / (double)level_cycles : 0.0);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_answered,
                 st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("serrors", (double)st.serrors);
     const SpuModule::Stats &ms = p.spu(i).stats();
@@ -395,11 +399,11 @@ int sc_main(int argc, char **argv)
                     (unsigned long long)p.irqc().assertions(i, sc.ppi_pmbirq), (unsigned long long)as.buffer_full,
                     (unsigned long long)as.faults, (unsigned long long)as.ext_aborts,
                     (unsigned long long)as.bytes_copied);
-        if (p.timing() != BufferTiming::Off && st.writes_issued)
+        if (p.timing() != BufferTiming::Off && st.writes_answered)
             std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
                         "cycles, outstanding writes max %llu, FIFO max %llu B\n",
                         buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
-                        (double)st.write_latency_sum / (double)st.writes_issued * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.writes_answered * sc.clock_ns,
                         (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
                         (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.fifo_bytes_max);
         for (const auto &e : p.agent(i).events())

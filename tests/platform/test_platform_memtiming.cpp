@@ -49,7 +49,7 @@ int child(double lat, double share, bool at)
         fifo = st.fifo_bytes_max > fifo ? st.fifo_bytes_max : fifo;
         stall += st.writer_stall_cycles;
         lat_sum += st.write_latency_sum;
-        writes += st.writes_issued;
+        writes += st.writes_answered;
         written += st.records_written;
         lost += st.bytes_written - p.agent(i).stats().bytes_copied; // every byte written is dumped
     }
