@@ -19,6 +19,18 @@ using namespace sc_core;
 
 namespace {
 
+// Memory timing of one unit's buffer writes (cycles of the PE clock converted to ns).
+void timing_json(cJSON *o, double clock_ns, uint64_t stall, uint64_t out_max, uint64_t writes, uint64_t lat_min,
+                 uint64_t lat_sum, uint64_t lat_max)
+{
+    cJSON_AddNumberToObject(o, "writer_stall_cycles", (double)stall);
+    cJSON_AddNumberToObject(o, "outstanding_writes_max", (double)out_max);
+    cJSON *wl = cJSON_AddObjectToObject(o, "write_latency_ns");
+    cJSON_AddNumberToObject(wl, "min", writes ? (double)lat_min * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "mean", writes ? (double)lat_sum / (double)writes * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "max", (double)lat_max * clock_ns);
+}
+
 void usage()
 {
     std::fprintf(stderr,
@@ -156,6 +168,12 @@ cJSON *spu_json(Platform &p, unsigned i)
     for (int r = 0; r < SPU_DISCARD__COUNT; r++)
         cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);
     num("fifo_bytes_max", (double)st.fifo_bytes_max);
+    uint64_t level_cycles = 0;
+    for (uint64_t c : st.fifo_hist)
+        level_cycles += c;
+    num("fifo_bytes_mean", level_cycles ? (double)st.fifo_byte_cycles / (double)level_cycles : 0.0);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_answered,
+                st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("serrors", (double)st.serrors);
     const SpuModule::Stats &ms = p.spu(i).stats();
     num("bus_write_transactions", (double)ms.writes);
@@ -202,6 +220,10 @@ cJSON *trbu_json(Platform &p, unsigned i)
     num("detected_triggers", (double)st.detected_triggers);
     num("trigger_events", (double)st.trigger_events);
     num("flushes", (double)st.flushes);
+    num("buf_bytes_max", (double)st.buf_bytes_max);
+    num("bytes_refused", (double)st.bytes_refused);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.port_writes,
+                st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("tsb_csyncs", (double)st.tsb_csyncs);
     num("serrors", (double)st.serrors);
     const TrbuModule::Stats &ms = p.trbu(i).stats();
@@ -381,6 +403,7 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(root, "sim_time_ns", sc_time_stamp().to_seconds() * 1e9);
     cJSON_AddNumberToObject(root, "host_seconds", host);
     cJSON_AddNumberToObject(root, "pes", sc.pes);
+    cJSON_AddStringToObject(root, "timing", buffer_timing_name(p.timing()));
     cJSON *units = cJSON_AddObjectToObject(root, "units");
     for (unsigned i = 0; i < p.pes(); i++) {
         cJSON *u = spu_json(p, i);
@@ -401,7 +424,19 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(bus, "transactions", (double)bs.transactions);
     cJSON_AddNumberToObject(bus, "bytes", (double)bs.bytes);
     cJSON_AddNumberToObject(bus, "busy_ns", bs.busy.to_seconds() * 1e9);
-    cJSON_AddNumberToObject(bus, "wait_ns", bs.wait.to_seconds() * 1e9);
+    cJSON_AddNumberToObject(bus, "wait_ns", bs.wait.to_seconds() * 1e9); // time with a transfer queued
+    cJSON_AddNumberToObject(bus, "wait_mean_ns",
+                            bs.transactions ? bs.wait_sum.to_seconds() * 1e9 / (double)bs.transactions : 0.0);
+    cJSON_AddNumberToObject(bus, "wait_max_ns", bs.wait_max.to_seconds() * 1e9);
+    if (TrafficGen *tg = p.traffic()) {
+        const TrafficGen::Stats &ts = tg->stats();
+        cJSON *bg = cJSON_AddObjectToObject(bus, "background_traffic");
+        cJSON_AddNumberToObject(bg, "transactions", (double)ts.transactions);
+        cJSON_AddNumberToObject(bg, "bytes", (double)ts.bytes);
+        cJSON_AddNumberToObject(bg, "latency_mean_ns",
+                                ts.transactions ? ts.latency_sum.to_seconds() * 1e9 / (double)ts.transactions : 0.0);
+        cJSON_AddNumberToObject(bg, "latency_max_ns", ts.latency_max.to_seconds() * 1e9);
+    }
     const Smmu::Stats &ss = p.smmu().stats();
     cJSON *sm = cJSON_AddObjectToObject(root, "smmu");
     cJSON_AddNumberToObject(sm, "translations", (double)ss.translations);
@@ -443,6 +478,13 @@ int sc_main(int argc, char **argv)
                     (unsigned long long)p.irqc().assertions(i, sc.ppi_pmbirq), (unsigned long long)as.buffer_full,
                     (unsigned long long)as.faults, (unsigned long long)as.ext_aborts,
                     (unsigned long long)as.bytes_copied);
+        if (p.timing() != BufferTiming::Off && st.writes_answered)
+            std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
+                        "cycles, outstanding writes max %llu, FIFO max %llu B\n",
+                        buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.writes_answered * sc.clock_ns,
+                        (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
+                        (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.fifo_bytes_max);
         for (const auto &e : p.agent(i).events())
             if (SpeAgent::fault_kind(e.pmbsr) != "buffer_full") {
                 std::printf("    at %llu ns: PMBSR_EL1=0x%llx (%s) PMBPTR_EL1=0x%llx\n", (unsigned long long)e.when_ns,
@@ -456,11 +498,19 @@ int sc_main(int argc, char **argv)
         const TrbeAgent::Stats &as = p.trbe_agent(i).stats();
         std::printf("  pe%u trbu: trace bytes %llu, written %llu, discarded %llu, TRBIRQ %llu, wraps %llu, "
                     "triggers %llu, faults %llu, dumped %llu B\n",
-                    i, (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_written,
+                    i, (unsigned long long)p.trace_source(i).produced(), (unsigned long long)st.bytes_written,
                     (unsigned long long)st.bytes_discarded,
                     (unsigned long long)p.irqc().assertions(i, sc.trbe.ppi), (unsigned long long)st.wraps,
                     (unsigned long long)st.detected_triggers, (unsigned long long)as.faults,
                     (unsigned long long)(as.bytes_copied + as.pad_bytes));
+        if (p.timing() != BufferTiming::Off && st.port_writes)
+            std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
+                        "cycles, outstanding writes max %llu, buffer max %llu B, refused %llu B\n",
+                        buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.port_writes * sc.clock_ns,
+                        (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
+                        (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.buf_bytes_max,
+                        (unsigned long long)st.bytes_refused);
         unsigned shown = 0, more = 0;
         for (const auto &e : p.trbe_agent(i).events())
             if (ap_field_get(TRBSR_EC, e.trbsr) != 0) {
@@ -489,6 +539,9 @@ int sc_main(int argc, char **argv)
                         (unsigned long long)p.pmu_agent(i).read(c));
         std::printf("\n");
     }
+    if (TrafficGen *tg = p.traffic())
+        std::printf("  background traffic: %llu bursts, %llu B\n", (unsigned long long)tg->stats().transactions,
+                    (unsigned long long)tg->stats().bytes);
     std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
                 (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,
                 (unsigned long long)ss.walks, (unsigned long long)ss.tlb_hits, (unsigned long long)ss.dmi_grants);
