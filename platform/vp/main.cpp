@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -358,7 +359,9 @@ int sc_main(int argc, char **argv)
     }
     Platform &p = *pp;
     int last = -1;
-    if (!quiet)
+    // Progress on a terminal only: a log or a pipe gets the summary alone.
+    bool show_progress = !quiet && isatty(STDERR_FILENO);
+    if (show_progress)
         p.set_progress([&last](double f) {
             int pct = (int)(f * 10) * 10;
             if (pct > last) {
@@ -456,6 +459,8 @@ int sc_main(int argc, char **argv)
         return 1;
     }
 
+    if (show_progress && last >= 0)
+        std::fprintf(stderr, "\r%*s\r", 20, ""); // clear the progress line
     std::printf("armprof-vp: scenario '%s', %u PE(s), %.3f ms simulated in %.2f s host\n", sc.name.c_str(),
                 sc.pes, sc_time_stamp().to_seconds() * 1e3, host);
     for (unsigned i = 0; i < sc.pes && p.trace(); i++) {
