@@ -10,66 +10,12 @@
 
 #include "armprof/trbu.h"
 #include "armprof/bits.h"
-#include "trbu_fake.h"
-
-#define BASE 0x10000ull
-#define LIMIT 0x12000ull /* 8 KiB buffer */
-
-typedef struct env {
-    fake f;
-    trbu_config cfg;
-    trbu_t *t;
-    uint8_t seq;
-} env;
-
-static env *env_new(const trbu_config *cfg)
-{
-    env *e = calloc(1, sizeof(*e));
-    assert_non_null(e);
-    if (cfg)
-        e->cfg = *cfg;
-    else
-        trbu_config_default(&e->cfg);
-    e->f.align_unit = 1u << e->cfg.align;
-    armprof_host_ops ops = fake_ops(&e->f);
-    assert_int_equal(trbu_open(&e->cfg, &ops, &e->t), ARMPROF_OK);
-    return e;
-}
-
-static void wr(env *e, uint32_t enc, uint64_t v)
-{
-    armprof_pe_ctx c = *trbu_get_pe_context(e->t), c3 = c;
-    c3.el = 3;
-    trbu_set_pe_context(e->t, &c3);
-    assert_int_equal(trbu_reg_write(e->t, enc, v), ARMPROF_OK);
-    trbu_set_pe_context(e->t, &c);
-}
-
-static uint64_t rd(env *e, uint32_t enc)
-{
-    uint64_t v;
-    assert_int_equal(trbu_reg_peek(e->t, enc, &v), ARMPROF_OK);
-    return v;
-}
+#include "trbu_env.h"
 
 /* Fill mode, Ignore trigger, the write pointer at ptr. */
 static void program_fill(env *e, uint64_t ptr)
 {
-    wr(e, TRBU_TRBLIMITR_EL1, 0);
-    wr(e, TRBU_TRBSR_EL1, 0);
-    wr(e, TRBU_TRBBASER_EL1, BASE);
-    wr(e, TRBU_TRBPTR_EL1, ptr);
-    wr(e, TRBU_TRBLIMITR_EL1, (LIMIT & TRBLIMITR_EL1_LIMIT) | ap_field_prep(TRBLIMITR_EL1_FM, TRBU_FM_FILL) |
-                                  ap_field_prep(TRBLIMITR_EL1_TM, TRBU_TM_IGNORE) | TRBLIMITR_EL1_E);
-}
-
-static size_t push(env *e, size_t n)
-{
-    uint8_t buf[512];
-    assert_true(n <= sizeof(buf));
-    for (size_t i = 0; i < n; i++)
-        buf[i] = e->seq++;
-    return trbu_trace_bytes(e->t, buf, n);
+    program(e, ptr, TRBU_FM_FILL, TRBU_TM_IGNORE, 0);
 }
 
 /* RMKCHT: of the synchronous events one write can cause, the fault is reported: the write that
@@ -83,26 +29,24 @@ static void test_fault_outranks_wrap_RMKCHT(void **s)
     fake_inject(&e->f, LIMIT - 64, ARMPROF_MEM_FAULT, ARMPROF_EC_S1_ABORT,
                 ARMPROF_FSC_PERMISSION | 3, false, 0);
     push(e, 64);
-    uint64_t sr = rd(e, TRBU_TRBSR_EL1);
+    uint64_t sr = rd(e->t, TRBU_TRBSR_EL1);
     assert_int_equal(sr, TRBSR_IRQ | TRBSR_S | ap_field_prep(TRBSR_EC, ARMPROF_EC_S1_ABORT) |
                          (ARMPROF_FSC_PERMISSION | 3));
     assert_int_equal(sr & TRBSR_WRAP, 0);
-    assert_int_equal(rd(e, TRBU_TRBPTR_EL1), LIMIT - 64);
+    assert_int_equal(rd(e->t, TRBU_TRBPTR_EL1), LIMIT - 64);
     assert_int_equal(e->f.ev_wrap, 0);
     trbu_stats st;
     trbu_get_stats(e->t, &st);
     assert_int_equal(st.fault_events, 1);
     assert_int_equal(st.buffer_full_events, 0);
     /* without the fault the same write is the buffer full event */
-    trbu_close(e->t);
-    free(e);
+    env_free(e);
     e = env_new(NULL);
     program_fill(e, LIMIT - 64);
     push(e, 64);
-    assert_int_equal(rd(e, TRBU_TRBSR_EL1), TRBSR_IRQ | TRBSR_WRAP | TRBSR_S | TRBU_BSC_FILLED);
+    assert_int_equal(rd(e->t, TRBU_TRBSR_EL1), TRBSR_IRQ | TRBSR_WRAP | TRBSR_S | TRBU_BSC_FILLED);
     assert_int_equal(e->f.ev_wrap, 1);
-    trbu_close(e->t);
-    free(e);
+    env_free(e);
 }
 
 /* RGTMJD: an asynchronous External abort is not prioritized against synchronous events: a
@@ -119,25 +63,24 @@ static void test_async_not_prioritized_RGTMJD(void **s)
     program_fill(e, BASE);
     fake_inject(&e->f, BASE + 64, ARMPROF_MEM_EXT_ABORT, 0, ARMPROF_FSC_AEA_WRITE, true, 0);
     push(e, 128);
-    assert_int_equal(rd(e, TRBU_TRBSR_EL1), 0);         /* the abort is on its way */
+    assert_int_equal(rd(e->t, TRBU_TRBSR_EL1), 0);         /* the abort is on its way */
     fake_inject(&e->f, BASE + 128, ARMPROF_MEM_FAULT, ARMPROF_EC_S1_ABORT,
                 ARMPROF_FSC_TRANSLATION | 3, false, 0);
     push(e, 64);
     uint64_t want = TRBSR_IRQ | TRBSR_S | ap_field_prep(TRBSR_EC, ARMPROF_EC_S1_ABORT) |
                     (ARMPROF_FSC_TRANSLATION | 3);
-    assert_int_equal(rd(e, TRBU_TRBSR_EL1), want);      /* reported now, EA clear */
-    assert_int_equal(rd(e, TRBU_TRBPTR_EL1), BASE + 128);
+    assert_int_equal(rd(e->t, TRBU_TRBSR_EL1), want);      /* reported now, EA clear */
+    assert_int_equal(rd(e->t, TRBU_TRBPTR_EL1), BASE + 128);
     trbu_advance(e->t, 50);
     /* The abort arrives with S already 1: it is recorded (EA = 1, counted) but EC, FSC and
      * TRBPTR_EL1 stay those of the synchronous fault that came first. */
-    assert_int_equal(rd(e, TRBU_TRBSR_EL1), want | TRBSR_EA);
-    assert_int_equal(rd(e, TRBU_TRBPTR_EL1), BASE + 128);
+    assert_int_equal(rd(e->t, TRBU_TRBSR_EL1), want | TRBSR_EA);
+    assert_int_equal(rd(e->t, TRBU_TRBPTR_EL1), BASE + 128);
     trbu_stats st;
     trbu_get_stats(e->t, &st);
     assert_int_equal(st.fault_events, 1);
     assert_int_equal(st.ext_abort_events, 1);
-    trbu_close(e->t);
-    free(e);
+    env_free(e);
 }
 
 /* A context that owns the buffer at Non-secure EL1 (MDCR_EL2.E2TB = 0b11: no E2TB trap). */
@@ -176,16 +119,15 @@ static void test_trbsr_el1_at_el2_in_host(void **s)
         c.hcr_e2h = rows[i].e2h;
         c.trfcr_el2_ee = rows[i].ee;
         assert_int_equal(acc(e, &c, TRBU_TRBSR_EL1, true, TRBSR_IRQ), ARMPROF_OK);
-        uint64_t sr1 = rd(e, TRBU_TRBSR_EL1), sr2 = 0;
+        uint64_t sr1 = rd(e->t, TRBU_TRBSR_EL1), sr2 = 0;
         if (rows[i].exc)
-            sr2 = rd(e, TRBU_TRBSR_EL2);
+            sr2 = rd(e->t, TRBU_TRBSR_EL2);
         assert_int_equal(sr1, rows[i].to_el2 ? 0 : TRBSR_IRQ);
         assert_int_equal(sr2, rows[i].to_el2 ? TRBSR_IRQ : 0);
         uint64_t v = 0;
         assert_int_equal(trbu_reg_read(e->t, TRBU_TRBSR_EL1, &v), ARMPROF_OK);
         assert_int_equal(v, TRBSR_IRQ);                 /* the same name reads it back */
-        trbu_close(e->t);
-        free(e);
+        env_free(e);
     }
 }
 
@@ -224,11 +166,10 @@ static void test_trbsr_el12(void **s)
                          armprof_strerror(rows[i].want));
         }
         /* a successful write reached TRBSR_EL1, nothing else */
-        assert_int_equal(rd(e, TRBU_TRBSR_EL1), rows[i].want == ARMPROF_OK ? TRBSR_IRQ : 0);
+        assert_int_equal(rd(e->t, TRBU_TRBSR_EL1), rows[i].want == ARMPROF_OK ? TRBSR_IRQ : 0);
         if (rows[i].exc)
-            assert_int_equal(rd(e, TRBU_TRBSR_EL2), 0);
-        trbu_close(e->t);
-        free(e);
+            assert_int_equal(rd(e->t, TRBU_TRBSR_EL2), 0);
+        env_free(e);
     }
 }
 
@@ -250,8 +191,7 @@ static void test_trbsr_el1_nv2(void **s)
             armprof_err want = ee2 && ee1 ? ARMPROF_ERR_NV2_MEM : ARMPROF_OK;
             assert_int_equal(acc(e, &c, TRBU_TRBSR_EL1, false, 0), want);
             assert_int_equal(acc(e, &c, TRBU_TRBPTR_EL1, false, 0), ARMPROF_OK); /* TRBSR only */
-            trbu_close(e->t);
-            free(e);
+            env_free(e);
         }
 }
 
@@ -300,8 +240,7 @@ static void test_fgt_trb_registers(void **s)
     c.mdcr2_e2tb = 0x3;
     c.have_el2 = false;
     assert_int_equal(acc(e, &c, TRBU_TRBPTR_EL1, true, 0), ARMPROF_OK);
-    trbu_close(e->t);
-    free(e);
+    env_free(e);
 }
 
 int main(void)
