@@ -205,6 +205,10 @@ void spu_set_drain_stall(spu_t *spu, bool stall);
 armprof_err spu_mem_complete(spu_t *spu, const armprof_mem_result *res);
 /* Writes issued to the memory port and not yet accepted (synchronous and pending ones). */
 uint32_t spu_writes_outstanding(const spu_t *spu);
+/* The buffer writer takes bytes from the record FIFO at the next clock edge: fewer than
+ * max_outstanding_writes writes are outstanding and no buffer full event waits for them. A host
+ * with an external sampler feeds this to its FIFO's drain `ready` input before the edge. */
+bool spu_drain_ready(const spu_t *spu);
 
 /* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
  * In-flight operations are left to complete. */
@@ -249,18 +253,24 @@ typedef struct spu_stats {
     uint64_t service_cycles;      /* cycles PMBSR_EL1.S was 1 */
     /* Memory timing (armprof_mem_result.latency, ARMPROF_MEM_PENDING). */
     uint64_t fifo_byte_cycles;    /* sum over cycles of the FIFO level: mean = this / cycles */
-    uint64_t fifo_hist[SPU_FIFO_HIST_BINS]; /* cycles with the level in bin i: bin width is
-                                   * fifo_bytes / SPU_FIFO_HIST_BINS (rounded up); the last bin
-                                   * includes a full FIFO */
+    uint64_t fifo_hist[SPU_FIFO_HIST_BINS]; /* cycles with the level (after the edge) in bin i:
+                                   * bin width is fifo_bytes / SPU_FIFO_HIST_BINS rounded up to a
+                                   * power of two (spu_fifo_hist_width()); the last bin includes
+                                   * a full FIFO. Sums to spu_now() minus the time of the reset. */
     uint64_t writer_stall_cycles; /* cycles the FIFO held bytes to drain but the writer could not
                                    * issue (max_outstanding_writes in flight, or a pending answer) */
     uint64_t writes_issued;       /* calls to the memory port */
     uint64_t outstanding_writes_max;
     uint64_t write_latency_min;   /* cycles from issue to acceptance, over accepted writes */
     uint64_t write_latency_max;
-    uint64_t write_latency_sum;   /* mean = write_latency_sum / writes_issued */
+    uint64_t write_latency_sum;   /* mean = write_latency_sum / writes_answered */
+    uint64_t writes_answered;     /* writes whose answer arrived (OK, fault or abort, including
+                                   * ones ignored after a management event): the population of
+                                   * write_latency_{min,max,sum} */
 } spu_stats;
 void spu_get_stats(const spu_t *spu, spu_stats *st);
+/* Bytes per bin of spu_stats.fifo_hist. */
+uint32_t spu_fifo_hist_width(const spu_t *spu);
 
 /* Internal state of the sample interval counter and record FIFO, for lockstep co-simulation. */
 typedef struct spu_probe {
@@ -310,6 +320,8 @@ typedef struct spu_ext_stats {
     uint64_t len_mismatches;      /* records whose length at completion is not the predicted one */
     uint64_t level_mismatches;    /* edges after which the two non-empty FIFO levels differ */
     uint64_t owed_edges;          /* edges at which the sampler drained bytes the model lacked */
+    uint64_t drain_not_ready;     /* edges at which the sampler drained bytes while
+                                   * spu_drain_ready() was false (the bytes wait in the model) */
 } spu_ext_stats;
 
 /* On: allowed while no operation is in flight and the FIFO is empty (ARMPROF_ERR_BUSY). */

@@ -9,7 +9,7 @@
 #include "spu_internal.h"
 
 #define SPU_STATE_TAG 0x53505531u /* "SPU1" */
-#define SPU_STATE_VERSION 1u
+#define SPU_STATE_VERSION 2u
 
 /* =============================================================================================
  * Configuration
@@ -94,6 +94,13 @@ armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t n)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_FIFO, "record FIFO drain rate is zero");
     if (cfg->write_granule < 16 || (cfg->write_granule & (cfg->write_granule - 1)))
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "write_granule must be a power of two >= 16");
+    if (cfg->write_bytes && (cfg->write_bytes < 16 || (cfg->write_bytes & (cfg->write_bytes - 1)) ||
+                             cfg->write_bytes > cfg->write_granule || cfg->write_bytes > 65536))
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE,
+                        "write_bytes must be 0 (one write per record) or a power of two, "
+                        "16 .. write_granule (and <= 64 KiB)");
+    if (cfg->max_outstanding_writes == 0 || cfg->max_outstanding_writes > 256)
+        return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "max_outstanding_writes must be 1 .. 256");
     if (cfg->cycles_per_tick == 0)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "cycles_per_tick is zero");
     return ARMPROF_OK;
@@ -106,7 +113,8 @@ static uint64_t cfg_hash(const spu_config *c)
                      c->feat_spe_nvm, c->feat_ecv, c->nvm_bit, c->envm_bit, c->sample_next_op,
                      c->cu_fe_zero_discards, c->cu_ft_zero_discards, c->cu_fl_zero_discards,
                      c->ptr_policy, c->ts_when_timer_off, c->max_inflight, c->fifo_bytes,
-                     c->drain_bytes_per_cycle, c->write_granule, c->cycles_per_tick };
+                     c->drain_bytes_per_cycle, c->write_granule, c->cycles_per_tick,
+                     c->write_bytes, c->max_outstanding_writes };
     return ap_fnv1a64(f, sizeof(f), AP_FNV_INIT);
 }
 
@@ -115,6 +123,21 @@ static uint64_t cfg_hash(const spu_config *c)
  * ============================================================================================= */
 
 static uint32_t fifo_ring_bytes(const spu_config *c) { return c->fifo_bytes + (1u << c->max_size); }
+
+/* The writer's unissued bytes: at most one record and a partial block (write_bytes - 1). */
+static uint32_t wbuf_bytes(const spu_config *c)
+{
+    uint32_t need = (1u << c->max_size) + c->write_bytes, cap = 16;
+    while (cap < need)
+        cap <<= 1;
+    return cap;
+}
+
+/* The largest single write: a record (write_bytes 0) or a block. */
+static uint32_t wtmp_bytes(const spu_config *c)
+{
+    return c->write_bytes > (1u << c->max_size) ? c->write_bytes : (1u << c->max_size);
+}
 
 armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t **out)
 {
@@ -140,7 +163,18 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
     /* The smallest record is an Events packet and an End packet: 3 bytes. */
     spu->fifo_nrec_cap = cfg->fifo_bytes / 3 + 2;
     spu->fifo_recs = calloc(spu->fifo_nrec_cap, sizeof(spu_fifo_rec));
-    if (!spu->slots || !spu->slot_bytes || !spu->fifo_data || !spu->fifo_recs) {
+    spu->wbuf = calloc(1, wbuf_bytes(cfg));
+    spu->wbuf_mask = wbuf_bytes(cfg) - 1;
+    spu->wtmp = calloc(1, wtmp_bytes(cfg));
+    spu->wq = calloc(cfg->max_outstanding_writes, sizeof(spu_wr));
+    spu->wr_cap = 4 * cfg->max_outstanding_writes + 4;
+    spu->wr = calloc(spu->wr_cap, sizeof(spu_wrec));
+    spu->next_done = UINT64_MAX;
+    /* Bin width: fifo_bytes / SPU_FIFO_HIST_BINS rounded up to a power of two (a shift). */
+    while (((uint32_t)SPU_FIFO_HIST_BINS << spu->hist_shift) < cfg->fifo_bytes)
+        spu->hist_shift++;
+    if (!spu->slots || !spu->slot_bytes || !spu->fifo_data || !spu->fifo_recs || !spu->wbuf ||
+        !spu->wtmp || !spu->wq || !spu->wr) {
         spu_close(spu);
         return ARMPROF_ERR_NOMEM;
     }
@@ -168,18 +202,49 @@ void spu_close(spu_t *spu)
     free(spu->slot_bytes);
     free(spu->fifo_data);
     free(spu->fifo_recs);
+    free(spu->wbuf);
+    free(spu->wtmp);
+    free(spu->wq);
+    free(spu->wr);
     free(spu->ext);
     free(spu);
 }
 
 const spu_config *spu_get_config(const spu_t *spu) { return &spu->cfg; }
 
+static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
+{
+    uint64_t b = level >> spu->hist_shift;
+    return b < SPU_FIFO_HIST_BINS ? (uint32_t)b : SPU_FIFO_HIST_BINS - 1;
+}
+
+/* The FIFO level statistics count, for each cycle, the level after its edge. The level holds
+ * from lvl_t on: before it changes at `now` the cycles lvl_t .. now-1 are counted (a change
+ * within the edge of cycle now only decides the level from now on). */
+static inline void level_account(const spu_t *spu, spu_stats *st)
+{
+    uint64_t d = spu->now - spu->lvl_t;
+    st->fifo_byte_cycles += d * spu->fifo_level;
+    st->fifo_hist[hist_bin(spu, spu->fifo_level)] += d;
+}
+
+static inline void level_touch(spu_t *spu)
+{
+    if (spu->lvl_t != spu->now) {
+        level_account(spu, &spu->st);
+        spu->lvl_t = spu->now;
+    }
+}
+
 static void fifo_clear(spu_t *spu)
 {
+    level_touch(spu);
     spu->fifo_head = spu->fifo_level = 0;
     spu->fifo_rhead = spu->fifo_nrec = 0;
     spu->head_drained = 0;
 }
+
+static inline void writer_blocked_update(spu_t *spu);
 
 void spu_reset(spu_t *spu)
 {
@@ -190,6 +255,13 @@ void spu_reset(spu_t *spu)
     spu->next_complete = UINT64_MAX;
     spu->sample_pending = false;
     fifo_clear(spu);
+    /* The writer forgets its writes: answers the host still owes are refused (ARMPROF_ERR_BUSY). */
+    spu->wq_head = spu->wq_n = spu->wq_ignored = spu->wq_pending = 0;
+    spu->next_done = UINT64_MAX;
+    spu->wr_head = spu->wr_n = spu->wr_iss = 0;
+    spu->wptr = spu->iaddr = 0;
+    spu->deferred = spu->flush = false;
+    writer_blocked_update(spu);
     ap_rng_seed(&spu->rng, spu->cfg.rng_seed);
     spu->ptr_checked = false;
     spu_set_irq(spu);
@@ -470,6 +542,11 @@ static void mgmt_event(spu_t *spu, mgmt_kind kind, uint8_t ec, uint8_t mss, bool
         spu->ops.pmu_freeze(spu->ops.user);
     spu_set_irq(spu);
     fifo_discard_all(spu, SPU_DISCARD_SERVICE);
+    /* A completed record waiting for room is taken (discarded) at the next edge: outside an
+     * edge's drain (a write's answer at the end of an edge, spu_mem_complete) that edge must
+     * not be skipped as quiet. */
+    if (spu->next_complete > spu->now)
+        spu->next_complete = spu->now;
     spu_reevaluate(spu);
 }
 
@@ -508,8 +585,367 @@ static bool ptr_rules_hold(spu_t *spu, uint64_t ptr)
     return false;
 }
 
-/* Write one complete record at PMBPTR_EL1. Exactly one outcome: written, or discarded with a
- * reason (and possibly a management event). */
+/*
+ * The writer with memory timing. A record that leaves the FIFO is placed at the writer's
+ * pointer (PMBPTR_EL1 when nothing is placed, else after the last placed record) and cut into
+ * writes: one per record split at write_granule (write_bytes 0), or aligned blocks of
+ * write_bytes that may hold parts of several records. A write is issued while fewer than
+ * max_outstanding_writes are outstanding; its answer takes effect `latency` cycles later (or at
+ * spu_mem_complete()), in issue order. A record counts as written, and PMBPTR_EL1 moves past it,
+ * when every write holding its bytes has been accepted. A buffer full event is raised only once
+ * every earlier write has been accepted (software reading the buffer on PMBIRQ sees the data);
+ * the first faulting answer wins and the answers of later writes are ignored
+ * (docs/implementation-defined.md, "SPU buffer writes with memory timing").
+ */
+
+static inline spu_wr *wq_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->wq_head + k;
+    if (i >= spu->cfg.max_outstanding_writes)
+        i -= spu->cfg.max_outstanding_writes;
+    return &spu->wq[i];
+}
+
+static inline spu_wrec *wrec_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->wr_head + k;
+    if (i >= spu->wr_cap)
+        i -= spu->wr_cap;
+    return &spu->wr[i];
+}
+
+static inline bool writer_ready(const spu_t *spu) { return !spu->wblocked; }
+
+/* After any change of wq_n or deferred. */
+static inline void writer_blocked_update(spu_t *spu)
+{
+    spu->wblocked = spu->wq_n >= spu->cfg.max_outstanding_writes || spu->deferred;
+    spu->nodrain = spu->wblocked || spu->drain_stall;
+}
+
+static void wq_next_done(spu_t *spu)
+{
+    spu->next_done = spu->wq_n ? spu->wq[spu->wq_head].done_at : UINT64_MAX;
+}
+
+static void wrec_pop(spu_t *spu)
+{
+    spu->wr_head = spu->wr_head + 1 == spu->wr_cap ? 0 : spu->wr_head + 1;
+    spu->wr_n--;
+    if (spu->wr_iss)
+        spu->wr_iss--;
+}
+
+/* Retire the placed records whose bytes are all below `bound` (accepted): written, unless an
+ * ignored External abort already counted them discarded; PMBPTR_EL1 moves past each. */
+static void writer_retire_below(spu_t *spu, uint64_t bound)
+{
+    while (spu->wr_n) {
+        spu_wrec *r = wrec_at(spu, 0);
+        if (r->end > bound)
+            break;
+        if (!r->aborted)
+            spu->st.records_written++;
+        spu->regs[R_PMBPTR_EL1] = r->end;
+        spu->unit_ptr = r->end;
+        wrec_pop(spu);
+    }
+}
+
+static void writer_retire(spu_t *spu)
+{
+    uint64_t bound = spu->wq_n > spu->wq_ignored ? wq_at(spu, spu->wq_ignored)->addr : spu->iaddr;
+    writer_retire_below(spu, bound);
+}
+
+static armprof_err wrec_grow(spu_t *spu)
+{
+    uint32_t cap = spu->wr_cap * 2;
+    spu_wrec *n = calloc(cap, sizeof(*n));
+    if (!n)
+        return ARMPROF_ERR_NOMEM;
+    for (uint32_t k = 0; k < spu->wr_n; k++)
+        n[k] = *wrec_at(spu, k);
+    free(spu->wr);
+    spu->wr = n;
+    spu->wr_cap = cap;
+    spu->wr_head = 0;
+    return ARMPROF_OK;
+}
+
+/* Length of the next write from iaddr, or 0 when none may be issued now. `tail_ok`: a partial
+ * block at the end of the placed bytes may go (no record is draining into it). */
+static uint32_t writer_next_piece(spu_t *spu, bool tail_ok)
+{
+    while (spu->iaddr < spu->wptr && spu->wr_iss < spu->wr_n) {
+        const spu_wrec *r = wrec_at(spu, spu->wr_iss);
+        if (r->end <= spu->iaddr) {
+            spu->wr_iss++;
+            continue;
+        }
+        if (!r->aborted)
+            break;
+        spu->iaddr = r->end; /* bytes of a record lost to an ignored abort are not written */
+        spu->wr_iss++;
+    }
+    if (spu->iaddr >= spu->wptr)
+        return 0;
+    uint64_t a = spu->iaddr;
+    uint64_t blk = spu->cfg.write_bytes ? spu->cfg.write_bytes : spu->cfg.write_granule;
+    uint64_t end = (a | (blk - 1)) + 1;
+    if (!spu->cfg.write_bytes) {
+        uint64_t rend = wrec_at(spu, spu->wr_iss)->end;
+        if (end > rend)
+            end = rend;
+    } else if (end > spu->wptr) {
+        if (!tail_ok && !spu->flush && !spu->deferred)
+            return 0;
+        end = spu->wptr;
+    }
+    return (uint32_t)(end - a);
+}
+
+/* A write with the port's answer joins the outstanding ones. */
+static void wq_push(spu_t *spu, uint64_t a, uint32_t n, const armprof_mem_result *res)
+{
+    spu->st.writes_issued++;
+    spu_wr *w = wq_at(spu, spu->wq_n);
+    memset(w, 0, sizeof(*w));
+    w->addr = a;
+    w->len = n;
+    w->issue_at = spu->now;
+    w->res = *res;
+    if (res->status == ARMPROF_MEM_PENDING) {
+        w->done_at = UINT64_MAX;
+        spu->wq_pending++;
+    } else {
+        w->done_at = spu->now + res->latency;
+    }
+    spu->wq_n++;
+    writer_blocked_update(spu);
+    if (spu->wq_n > spu->st.outstanding_writes_max)
+        spu->st.outstanding_writes_max = spu->wq_n;
+    if (spu->wq_n == 1)
+        spu->next_done = w->done_at;
+}
+
+static void writer_issue(spu_t *spu, uint32_t n)
+{
+    uint64_t a = spu->iaddr;
+    uint32_t off = (uint32_t)(a & spu->wbuf_mask);
+    const uint8_t *p = spu->wbuf + off;
+    if (off + n > spu->wbuf_mask + 1) {
+        uint32_t first = spu->wbuf_mask + 1 - off;
+        memcpy(spu->wtmp, p, first);
+        memcpy(spu->wtmp + first, spu->wbuf, n - first);
+        p = spu->wtmp;
+    }
+    armprof_mem_result res = { .status = ARMPROF_MEM_OK };
+    if (spu->ops.mem_write)
+        res = spu->ops.mem_write(spu->ops.user, a, p, n, &spu->regime);
+    spu->iaddr = a + n;
+    wq_push(spu, a, n, &res);
+}
+
+/* The oldest write's answer was a fault or an External abort (§3.5.3, §3.5.4). */
+static void writer_failed(spu_t *spu, const spu_wr *e)
+{
+    const armprof_mem_result *res = &e->res;
+    uint32_t w = res->written < e->len ? res->written : e->len;
+    spu->st.bytes_written += w;
+    uint64_t at = e->addr + w;
+    /* Records wholly below the failing byte are in memory: earlier writes were accepted. */
+    writer_retire_below(spu, at);
+    if (res->status != ARMPROF_MEM_FAULT && (spu->cfg.ea == SPU_EA_IGNORE || spu->cfg.ea == SPU_EA_SERROR)) {
+        if (spu->cfg.ea == SPU_EA_SERROR) {
+            spu->st.serrors++;
+            if (spu->ops.serror)
+                spu->ops.serror(spu->ops.user);
+        }
+        /* The unit does not see the abort: it carries on as if the bytes were written; the
+         * records with bytes in the lost part are discarded, their other bytes not written. */
+        for (uint32_t k = 0; k < spu->wr_n; k++) {
+            spu_wrec *r = wrec_at(spu, k);
+            if (r->start >= e->addr + e->len)
+                break;
+            if (!r->aborted) {
+                r->aborted = true;
+                discard(spu, SPU_DISCARD_EXT_ABORT, 1);
+            }
+        }
+        return;
+    }
+    /* A management event: the record holding the failing byte is lost to it; the records
+     * placed after it are discarded as S is now 1; later writes' answers are ignored. */
+    uint64_t rec_end = at;
+    for (uint32_t k = 0; k < spu->wr_n; k++) {
+        spu_wrec *r = wrec_at(spu, k);
+        if (k == 0)
+            rec_end = r->end;
+        if (!r->aborted)
+            discard(spu, k == 0 ? SPU_DISCARD_FAULT : SPU_DISCARD_SERVICE, 1);
+    }
+    uint64_t ptr = spu_reg(spu, R_PMBPTR_EL1);
+    bool partial = at != ptr; /* not the first byte after the last complete record */
+    spu->wr_n = spu->wr_iss = 0;
+    spu->iaddr = spu->wptr;
+    spu->wq_ignored = spu->wq_n;
+    spu->deferred = false;
+    writer_blocked_update(spu);
+    if (res->status == ARMPROF_MEM_FAULT) {
+        /* §3.5.3: EC for the stage, FSC, PMBPTR_EL1 = the faulting address; DL when it is not
+         * the first byte after the last complete record. Faults outrank buffer full (§3.5.1). */
+        uint8_t ec = res->ec ? res->ec : ARMPROF_EC_S1_ABORT;
+        mgmt_event(spu, MGMT_FAULT, ec, res->fsc & 0x3f, partial, false, at);
+        return;
+    }
+    uint8_t ec = res->ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
+    uint8_t fsc = res->fsc ? res->fsc : (res->async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE);
+    /* Asynchronous: DL = 1 and PMBPTR_EL1 is not the aborted address (armprof leaves it past
+     * the record, where the writer had got to). Synchronous: PMBPTR_EL1 = the aborted
+     * address, DL when that is not the first byte after the last complete record. */
+    if (res->async)
+        mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, true, true, rec_end);
+    else
+        mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, partial, true, at);
+}
+
+/* The oldest write's answer takes effect now. */
+static void writer_complete_head(spu_t *spu)
+{
+    spu_wr e = spu->wq[spu->wq_head];
+    spu->wq_head = spu->wq_head + 1 == spu->cfg.max_outstanding_writes ? 0 : spu->wq_head + 1;
+    spu->wq_n--;
+    writer_blocked_update(spu);
+    wq_next_done(spu);
+    uint64_t lat = spu->now - e.issue_at;
+    if ((!spu->st.writes_answered && !spu->direct_writes) || lat < spu->st.write_latency_min)
+        spu->st.write_latency_min = lat;
+    if (lat > spu->st.write_latency_max)
+        spu->st.write_latency_max = lat;
+    spu->st.write_latency_sum += lat;
+    spu->st.writes_answered++;
+    if (spu->wq_ignored) {
+        spu->wq_ignored--;
+        return;
+    }
+    if (e.res.status == ARMPROF_MEM_OK) {
+        spu->st.bytes_written += e.len;
+        writer_retire(spu);
+        return;
+    }
+    writer_failed(spu, &e);
+}
+
+/* Take the answers due by now, issue what may be issued, retire records, and raise a waiting
+ * buffer full event once every earlier write has been accepted. */
+static void writer_run(spu_t *spu, bool tail_ok)
+{
+    for (;;) {
+        while (spu->next_done <= spu->now)
+            writer_complete_head(spu);
+        if (spu->wq_n < spu->cfg.max_outstanding_writes) {
+            uint32_t n = writer_next_piece(spu, tail_ok);
+            if (n) {
+                writer_issue(spu, n);
+                continue;
+            }
+        }
+        break;
+    }
+    writer_retire(spu);
+    if (spu->deferred && !spu->wr_n) {
+        spu->deferred = false;
+        writer_blocked_update(spu);
+        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false,
+                   spu->deferred_ptr);
+    }
+}
+
+/* A buffer full event at `ptr`, once every earlier write has been accepted. */
+static void writer_full(spu_t *spu, uint64_t ptr)
+{
+    spu->deferred = true;
+    spu->deferred_ptr = ptr;
+    writer_blocked_update(spu);
+    writer_run(spu, false);
+}
+
+/* Place a record at ptr (checked against the limit) in the writer's bytes. */
+static void writer_place(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_t ptr, uint64_t lim)
+{
+    if (!spu->wr_n) {
+        spu->iaddr = ptr;
+        spu->wr_iss = 0;
+    }
+    spu_wrec *r = wrec_at(spu, spu->wr_n++);
+    r->start = ptr;
+    r->end = ptr + len;
+    r->aborted = false;
+    uint32_t off = (uint32_t)(ptr & spu->wbuf_mask);
+    if (off + len <= spu->wbuf_mask + 1) {
+        memcpy(spu->wbuf + off, bytes, len);
+    } else {
+        uint32_t first = spu->wbuf_mask + 1 - off;
+        memcpy(spu->wbuf + off, bytes, first);
+        memcpy(spu->wbuf, bytes + first, len - first);
+    }
+    spu->wptr = ptr + len;
+    /* §3.5.2: not enough room left for a maximum-size record: buffer full, raised when the
+     * record's writes (and every earlier one) have been accepted. */
+    if (lim - spu->wptr < (1ull << spu->cfg.max_size)) {
+        spu->deferred = true;
+        spu->deferred_ptr = spu->wptr;
+        writer_blocked_update(spu);
+    }
+}
+
+/*
+ * The functional path: nothing placed or outstanding, one write per record. The record's
+ * writes go to the port at once; while every answer is at once (latency 0) this is all there
+ * is. A later answer (latency, ARMPROF_MEM_PENDING) or a failure hands the record to the
+ * writer's general path, which is the same behaviour with time in it.
+ */
+static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_t ptr, uint64_t lim)
+{
+    uint32_t done = 0;
+    while (done < len) {
+        uint64_t a = ptr + done;
+        uint32_t room = spu->cfg.write_granule - (uint32_t)(a & (spu->cfg.write_granule - 1));
+        uint32_t n = len - done < room ? len - done : room;
+        armprof_mem_result res = { .status = ARMPROF_MEM_OK };
+        if (spu->ops.mem_write)
+            res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
+        if (res.latency == 0 && res.status == ARMPROF_MEM_OK) {
+            spu->direct_writes++; /* issued and answered at once (spu_get_stats) */
+            done += n;
+            spu->st.bytes_written += n;
+            continue;
+        }
+        if (res.status != ARMPROF_MEM_PENDING && res.latency == 0)
+            spu->direct_writes++;
+        /* The general path from here: the record placed, its bytes below a + n issued. */
+        writer_place(spu, bytes, len, ptr, lim);
+        spu->iaddr = a + n;
+        if (res.status != ARMPROF_MEM_PENDING && res.latency == 0) {
+            spu_wr e = { .addr = a, .len = n, .issue_at = spu->now, .done_at = spu->now, .res = res };
+            writer_failed(spu, &e);
+        } else {
+            wq_push(spu, a, n, &res);
+        }
+        writer_run(spu, false);
+        return;
+    }
+    spu->st.records_written++;
+    spu->regs[R_PMBPTR_EL1] = ptr + len;
+    spu->unit_ptr = ptr + len;
+    /* §3.5.2: not enough room left for a maximum-size record: buffer full. */
+    if (lim - (ptr + len) < (1ull << spu->cfg.max_size))
+        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr + len);
+}
+
+/* Place one complete record at the writer's pointer. Exactly one outcome: written (once its
+ * writes are accepted), or discarded with a reason (and possibly a management event). */
 static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
 {
     uint64_t sr = spu_reg(spu, R_PMBSR_EL1);
@@ -527,14 +963,16 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
         discard(spu, SPU_DISCARD_MODE, 1);
         return;
     }
-    uint64_t ptr = spu_reg(spu, R_PMBPTR_EL1);
+    /* Nothing placed or outstanding and one write per record: the functional path. */
+    bool direct = (spu->wr_n | spu->wq_n | spu->cfg.write_bytes) == 0;
+    uint64_t ptr = spu->wr_n ? spu->wptr : spu_reg(spu, R_PMBPTR_EL1);
     uint64_t lim = limit_addr(spu);
     if (!spu->ptr_checked) {
         if (ptr_rules_hold(spu, ptr)) {
             spu->ptr_checked = true;
         } else if (spu->cfg.ptr_policy == SPU_PTR_BUFFER_FULL) {
             discard(spu, SPU_DISCARD_PTR, 1);
-            mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+            writer_full(spu, ptr);
             return;
         } else if (spu->cfg.ptr_policy == SPU_PTR_DISCARD) {
             discard(spu, SPU_DISCARD_PTR, 1);
@@ -544,69 +982,19 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
     /* Never at or past the limit, whatever software did. */
     if (ptr >= lim || lim - ptr < len) {
         discard(spu, SPU_DISCARD_PTR, 1);
-        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+        writer_full(spu, ptr);
         return;
     }
-    /* Write in pieces that do not cross a write_granule (page) boundary. */
-    uint32_t done = 0;
-    while (done < len) {
-        uint64_t a = ptr + done;
-        uint32_t room = spu->cfg.write_granule - (uint32_t)(a & (spu->cfg.write_granule - 1));
-        uint32_t n = len - done < room ? len - done : room;
-        armprof_mem_result res = { .status = ARMPROF_MEM_OK };
-        if (spu->ops.mem_write)
-            res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
-        if (res.status == ARMPROF_MEM_OK) {
-            done += n;
-            spu->st.bytes_written += n;
-            continue;
-        }
-        uint32_t w = res.written < n ? res.written : n;
-        spu->st.bytes_written += w;
-        uint64_t at = a + w;
-        bool partial = at != ptr; /* bytes of this record are already in memory */
-        if (res.status == ARMPROF_MEM_FAULT) {
-            /* §3.5.3: EC for the stage, FSC, PMBPTR_EL1 = the faulting address; DL when it is
-             * not the first byte after the last complete record. Faults outrank buffer full
-             * (§3.5.1): the record never completes, so no full check follows. */
-            uint8_t ec = res.ec ? res.ec : ARMPROF_EC_S1_ABORT;
-            discard(spu, SPU_DISCARD_FAULT, 1);
-            mgmt_event(spu, MGMT_FAULT, ec, res.fsc & 0x3f, partial, false, at);
-            return;
-        }
-        /* External abort (§3.5.4). */
-        if (spu->cfg.ea == SPU_EA_IGNORE || spu->cfg.ea == SPU_EA_SERROR) {
-            if (spu->cfg.ea == SPU_EA_SERROR) {
-                spu->st.serrors++;
-                if (spu->ops.serror)
-                    spu->ops.serror(spu->ops.user);
-            }
-            /* The unit does not see the abort: it carries on as if the bytes were written. */
-            discard(spu, SPU_DISCARD_EXT_ABORT, 1);
-            spu->regs[R_PMBPTR_EL1] = ptr + len;
-            spu->unit_ptr = ptr + len;
-            goto after_write;
-        }
-        uint8_t ec = res.ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
-        uint8_t fsc = res.fsc ? res.fsc : (res.async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE);
-        discard(spu, SPU_DISCARD_FAULT, 1);
-        /* Asynchronous: DL = 1 and PMBPTR_EL1 is not the aborted address (armprof leaves it
-         * past the record, where the writer had got to). Synchronous: PMBPTR_EL1 = the aborted
-         * address, DL when that is not the first byte of the record. */
-        if (res.async)
-            mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, true, true, ptr + len);
-        else
-            mgmt_event(spu, MGMT_EXT_ABORT, ec, fsc, partial, true, at);
+    if (direct) {
+        write_direct(spu, bytes, len, ptr, lim);
         return;
     }
-    spu->st.records_written++;
-    spu->regs[R_PMBPTR_EL1] = ptr + len;
-    spu->unit_ptr = ptr + len;
-after_write:
-    /* §3.5.2: not enough room left for a maximum-size record: buffer full. */
-    ptr = spu_reg(spu, R_PMBPTR_EL1);
-    if (lim - ptr < (1ull << spu->cfg.max_size) || ptr > lim)
-        mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr);
+    if (spu->wr_n == spu->wr_cap && wrec_grow(spu) != ARMPROF_OK) {
+        discard(spu, SPU_DISCARD_PTR, 1); /* out of host memory: cannot happen in practice */
+        return;
+    }
+    writer_place(spu, bytes, len, ptr, lim);
+    writer_run(spu, false);
 }
 
 /* =============================================================================================
@@ -639,6 +1027,7 @@ static bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
     spu->fifo_recs[idx].off = off;
     spu->fifo_recs[idx].len = (uint16_t)len;
     spu->fifo_nrec++;
+    level_touch(spu);
     spu->fifo_level += len;
     if (spu->fifo_level > spu->st.fifo_bytes_max)
         spu->st.fifo_bytes_max = spu->fifo_level;
@@ -666,10 +1055,12 @@ static void fifo_pop_write(spu_t *spu)
     write_record(spu, p, len);
 }
 
-/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. */
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes, while the
+ * writer can take them. */
 static void fifo_drain(spu_t *spu, uint64_t bytes)
 {
-    while (bytes && spu->fifo_nrec) {
+    level_touch(spu);
+    while (bytes && spu->fifo_nrec && writer_ready(spu)) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint32_t n = bytes < left ? (uint32_t)bytes : left;
         spu->head_drained += n;
@@ -1195,15 +1586,50 @@ spu_op_result spu_retire(spu_t *spu, const spu_op *op)
 
 /* One clock edge: drain, then accept completed records; time moves on by one cycle. An edge with
  * nothing draining, nothing completing and nothing waiting for FIFO room only counts time. */
+
+/* FIFO level statistics for q edges after which the level is l0 - k * r, k = 1 .. q: in
+ * O(SPU_FIFO_HIST_BINS), whatever q. */
+static __attribute__((noinline)) void level_run(spu_t *spu, uint64_t l0, uint64_t r, uint64_t q)
+{
+    spu->st.fifo_byte_cycles += q * l0 - r * (q * (q + 1) / 2);
+    uint32_t b = hist_bin(spu, l0 - r);
+    if (!r || b == hist_bin(spu, l0 - q * r)) {
+        spu->st.fifo_hist[b] += q;
+        return;
+    }
+    for (uint64_t k = 1; k <= q;) {
+        uint64_t lvl = l0 - k * r;
+        b = hist_bin(spu, lvl);
+        uint64_t lo = (uint64_t)b << spu->hist_shift; /* the lowest level of bin b */
+        uint64_t kmax = (l0 - lo) / r;           /* the last k whose level is still >= lo */
+        if (kmax > q)
+            kmax = q;
+        spu->st.fifo_hist[b] += kmax - k + 1;
+        k = kmax + 1;
+    }
+}
+
+/* One clock edge: answers due were taken at the end of the previous one; drain, then accept
+ * completed records; time moves on by one cycle and the answers due then take effect. An edge
+ * with nothing draining, nothing completing and nothing waiting for FIFO room only counts time. */
 static inline void edge(spu_t *spu)
 {
-    if (spu->fifo_nrec && !spu->drain_stall)
-        fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
+    if (spu->fifo_nrec) {
+        if (!spu->nodrain) {
+            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
+            if (spu->cfg.write_bytes && spu->iaddr != spu->wptr)
+                writer_run(spu, spu->head_drained == 0); /* a partial block nobody fills */
+        } else {
+            spu->st.writer_stall_cycles++;
+        }
+    }
     if (spu->next_complete <= spu->now || (spu->inflight && spu->slots[spu->slot_head].completed))
         accept_completed(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
     spu->now++;
+    if (spu->next_done <= spu->now)
+        writer_run(spu, spu->head_drained == 0);
 }
 
 /* Edges before the next one at which something other than steady draining happens. */
@@ -1212,7 +1638,17 @@ static uint64_t quiet_edges(const spu_t *spu)
     uint64_t q = UINT64_MAX;
     if (spu->next_complete != UINT64_MAX)
         q = spu->next_complete > spu->now ? spu->next_complete - spu->now : 0;
-    if (spu->fifo_nrec && !spu->drain_stall) {
+    /* A write's answer takes effect at the end of the edge that reaches its time. */
+    if (spu->next_done != UINT64_MAX) {
+        uint64_t d = spu->next_done > spu->now ? spu->next_done - spu->now - 1 : 0;
+        if (d < q)
+            q = d;
+    }
+    /* A completed record at the head of the slots that the next edge takes: no longer blocked
+     * by FIFO room (a management event at the end of the last edge discarded the FIFO or set
+     * PMBSR_EL1.S, which discards it). */
+    bool draining = spu->fifo_nrec && !spu->nodrain;
+    if (draining) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint64_t r = spu->cfg.drain_bytes_per_cycle;
         uint64_t e = (left + r - 1) / r; /* the edge that finishes the head record */
@@ -1222,15 +1658,14 @@ static uint64_t quiet_edges(const spu_t *spu)
     /* The oldest completed record waiting for FIFO room enters at the edge whose drain leaves
      * it room (bytes free up with every drained byte, not only when the head is written); for
      * a free record descriptor it waits for the head record, as above. */
-    if (spu->inflight && spu->fifo_nrec && !spu->drain_stall) {
-        const spu_slot *w = &spu->slots[spu->slot_head];
-        if (w->completed && w->collect && spu->fifo_level + w->len > spu->cfg.fifo_bytes) {
-            uint64_t need = spu->fifo_level + w->len - spu->cfg.fifo_bytes;
-            uint64_t r = spu->cfg.drain_bytes_per_cycle;
-            uint64_t e = (need + r - 1) / r;
-            if (e - 1 < q)
-                q = e - 1;
-        }
+    const spu_slot *w = &spu->slots[spu->slot_head];
+    if (spu->inflight && draining && w->completed && w->collect &&
+        spu->fifo_level + w->len > spu->cfg.fifo_bytes) {
+        uint64_t need = spu->fifo_level + w->len - spu->cfg.fifo_bytes;
+        uint64_t r = spu->cfg.drain_bytes_per_cycle;
+        uint64_t e = (need + r - 1) / r;
+        if (e - 1 < q)
+            q = e - 1;
     }
     return q;
 }
@@ -1242,12 +1677,19 @@ void spu_advance(spu_t *spu, uint64_t cycles)
         if (q > cycles)
             q = cycles;
         if (q) {
-            /* q edges of plain draining: no record finishes, no operation completes. */
-            if (spu->fifo_nrec && !spu->drain_stall) {
+            /* q edges of plain draining: no record finishes, no operation completes, no write
+             * is answered. */
+            if (spu->fifo_nrec && !spu->nodrain) {
+                level_touch(spu);
+                uint64_t l0 = spu->fifo_level;
                 uint64_t b = q * spu->cfg.drain_bytes_per_cycle;
                 spu->head_drained += (uint32_t)b;
                 spu->fifo_level -= (uint32_t)b;
                 spu->drained_total += b;
+                level_run(spu, l0, spu->cfg.drain_bytes_per_cycle, q);
+                spu->lvl_t = spu->now + q;
+            } else if (spu->fifo_nrec) {
+                spu->st.writer_stall_cycles += q;
             }
             if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
                 spu->st.service_cycles += q;
@@ -1283,24 +1725,65 @@ void spu_cycle(spu_t *spu, const spu_op *ops, uint32_t n, spu_op_result *result)
     edge(spu);
 }
 
-void spu_set_drain_stall(spu_t *spu, bool stall) { spu->drain_stall = stall; }
+void spu_set_drain_stall(spu_t *spu, bool stall)
+{
+    spu->drain_stall = stall;
+    spu->nodrain = spu->wblocked || stall;
+}
 
-static void ext_psb_csync(spu_t *spu);
+static void ext_accept(spu_t *spu);
 
+/* PSB CSYNC: completed records enter the FIFO, then everything in it is written. Synchronous
+ * answers are known already: they take effect now (time does not move); a write whose answer
+ * is ARMPROF_MEM_PENDING cannot be hurried, and what waits behind it stays in the writer and
+ * the FIFO until the host answers (then spu_psb_csync() again finishes the job). */
 void spu_psb_csync(spu_t *spu)
 {
-    if (spu->ext) {
-        ext_psb_csync(spu);
-        return;
-    }
-    /* Completed records first enter the FIFO, then everything in it is written. */
+    spu->flush = true;
     for (;;) {
-        accept_completed(spu);
-        if (!spu->fifo_nrec)
+        if (spu->ext)
+            ext_accept(spu);
+        else
+            accept_completed(spu);
+        if (spu->wq_n) {
+            for (uint32_t k = 0; k < spu->wq_n; k++) {
+                spu_wr *w = wq_at(spu, k);
+                if (w->done_at != UINT64_MAX && w->done_at > spu->now)
+                    w->done_at = spu->now;
+            }
+            wq_next_done(spu);
+        }
+        writer_run(spu, true);
+        if (!spu->fifo_nrec || !writer_ready(spu))
             break;
         fifo_drain(spu, spu->fifo_level);
     }
+    spu->flush = false;
 }
+
+armprof_err spu_mem_complete(spu_t *spu, const armprof_mem_result *res)
+{
+    if (!spu || !res || res->status == ARMPROF_MEM_PENDING || (unsigned)res->status > ARMPROF_MEM_PENDING)
+        return ARMPROF_ERR_INVAL;
+    if (!spu->wq_pending)
+        return ARMPROF_ERR_BUSY;
+    for (uint32_t k = 0; k < spu->wq_n; k++) {
+        spu_wr *w = wq_at(spu, k);
+        if (w->done_at == UINT64_MAX) {
+            w->res = *res;
+            w->done_at = spu->now;
+            spu->wq_pending--;
+            break;
+        }
+    }
+    wq_next_done(spu);
+    writer_run(spu, spu->head_drained == 0);
+    return ARMPROF_OK;
+}
+
+uint32_t spu_writes_outstanding(const spu_t *spu) { return spu->wq_n; }
+
+bool spu_drain_ready(const spu_t *spu) { return writer_ready(spu); }
 
 /* =============================================================================================
  * Observation
@@ -1320,9 +1803,23 @@ const char *spu_discard_reason_name(spu_discard_reason r)
     return "unknown";
 }
 
+/* Writes of the functional path: issued and answered at once, latency 0, one outstanding. */
+static void direct_writes_account(const spu_t *spu, spu_stats *st)
+{
+    if (!spu->direct_writes)
+        return;
+    st->writes_issued += spu->direct_writes;
+    st->writes_answered += spu->direct_writes;
+    st->write_latency_min = 0;
+    if (!st->outstanding_writes_max)
+        st->outstanding_writes_max = 1;
+}
+
 void spu_get_stats(const spu_t *spu, spu_stats *st)
 {
     *st = spu->st;
+    level_account(spu, st);
+    direct_writes_account(spu, st);
     st->fifo_bytes_now = spu->fifo_level;
     st->inflight_now = spu->inflight;
 }
@@ -1377,6 +1874,39 @@ armprof_err spu_save(const spu_t *spu, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u64(&w, spu->unit_ptr);
     ap_state_put_u32(&w, spu->ptr_checked);
     ap_state_put(&w, &spu->st, sizeof(spu->st));
+    /* The buffer writer: placed records, unissued bytes, outstanding writes and their answers. */
+    ap_state_put_u64(&w, spu->wptr);
+    ap_state_put_u64(&w, spu->iaddr);
+    ap_state_put(&w, spu->wbuf, spu->wbuf_mask + 1);
+    ap_state_put_u32(&w, spu->wq_n);
+    ap_state_put_u32(&w, spu->wq_ignored);
+    ap_state_put_u32(&w, spu->wq_pending);
+    for (uint32_t k = 0; k < spu->wq_n; k++) {
+        const spu_wr *q = &spu->wq[(spu->wq_head + k) % spu->cfg.max_outstanding_writes];
+        ap_state_put_u64(&w, q->addr);
+        ap_state_put_u64(&w, q->issue_at);
+        ap_state_put_u64(&w, q->done_at);
+        ap_state_put_u32(&w, q->len);
+        ap_state_put_u32(&w, q->res.status);
+        ap_state_put_u32(&w, q->res.ec);
+        ap_state_put_u32(&w, q->res.fsc);
+        ap_state_put_u32(&w, q->res.async);
+        ap_state_put_u32(&w, q->res.written);
+        ap_state_put_u32(&w, q->res.mss2);
+        ap_state_put_u32(&w, q->res.latency);
+    }
+    ap_state_put_u32(&w, spu->wr_n);
+    ap_state_put_u32(&w, spu->wr_iss);
+    for (uint32_t k = 0; k < spu->wr_n; k++) {
+        const spu_wrec *q = &spu->wr[(spu->wr_head + k) % spu->wr_cap];
+        ap_state_put_u64(&w, q->start);
+        ap_state_put_u64(&w, q->end);
+        ap_state_put_u32(&w, q->aborted);
+    }
+    ap_state_put_u32(&w, spu->deferred);
+    ap_state_put_u64(&w, spu->deferred_ptr);
+    ap_state_put_u64(&w, spu->lvl_t);
+    ap_state_put_u64(&w, spu->direct_writes);
     armprof_err e = ap_state_end(&w);
     *len = w.len;
     return e;
@@ -1424,6 +1954,63 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
     t->unit_ptr = ap_state_get_u64(&r);
     t->ptr_checked = ap_state_get_u32(&r) != 0;
     ap_state_get(&r, &t->st, sizeof(t->st));
+    uint32_t M = spu->cfg.max_outstanding_writes;
+    uint8_t *wb = malloc(spu->wbuf_mask + 1);
+    spu_wr *wq = calloc(M, sizeof(spu_wr));
+    spu_wrec *wr = NULL;
+    uint32_t wr_cap = spu->wr_cap;
+    if (!wb || !wq) {
+        e = ARMPROF_ERR_NOMEM;
+        goto out;
+    }
+    t->wptr = ap_state_get_u64(&r);
+    t->iaddr = ap_state_get_u64(&r);
+    ap_state_get(&r, wb, spu->wbuf_mask + 1);
+    t->wq_n = ap_state_get_u32(&r);
+    t->wq_ignored = ap_state_get_u32(&r);
+    t->wq_pending = ap_state_get_u32(&r);
+    if (t->wq_n > M || t->wq_ignored > t->wq_n || t->wq_pending > t->wq_n) {
+        e = ARMPROF_ERR_STATE_CORRUPT;
+        goto out;
+    }
+    for (uint32_t k = 0; k < t->wq_n; k++) {
+        spu_wr *q = &wq[k];
+        q->addr = ap_state_get_u64(&r);
+        q->issue_at = ap_state_get_u64(&r);
+        q->done_at = ap_state_get_u64(&r);
+        q->len = ap_state_get_u32(&r);
+        q->res.status = (armprof_mem_status)ap_state_get_u32(&r);
+        q->res.ec = (uint8_t)ap_state_get_u32(&r);
+        q->res.fsc = (uint8_t)ap_state_get_u32(&r);
+        q->res.async = ap_state_get_u32(&r) != 0;
+        q->res.written = ap_state_get_u32(&r);
+        q->res.mss2 = ap_state_get_u32(&r);
+        q->res.latency = ap_state_get_u32(&r);
+    }
+    t->wq_head = 0;
+    t->wr_n = ap_state_get_u32(&r);
+    t->wr_iss = ap_state_get_u32(&r);
+    if (t->wr_n > (1u << 26) || t->wr_iss > t->wr_n) {
+        e = ARMPROF_ERR_STATE_CORRUPT;
+        goto out;
+    }
+    while (wr_cap < t->wr_n)
+        wr_cap *= 2;
+    wr = calloc(wr_cap, sizeof(spu_wrec));
+    if (!wr) {
+        e = ARMPROF_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t k = 0; k < t->wr_n; k++) {
+        wr[k].start = ap_state_get_u64(&r);
+        wr[k].end = ap_state_get_u64(&r);
+        wr[k].aborted = ap_state_get_u32(&r) != 0;
+    }
+    t->wr_head = 0;
+    t->deferred = ap_state_get_u32(&r) != 0;
+    t->deferred_ptr = ap_state_get_u64(&r);
+    t->lvl_t = ap_state_get_u64(&r);
+    t->direct_writes = ap_state_get_u64(&r);
     e = ap_state_close(&r);
     if (e == ARMPROF_OK && (t->inflight > spu->cfg.max_inflight || t->slot_head >= spu->cfg.max_inflight || t->fifo_nrec > spu->fifo_nrec_cap ||
                             t->fifo_rhead >= spu->fifo_nrec_cap || t->fifo_head >= ring_size(spu) ||
@@ -1438,13 +2025,26 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         t->slot_bytes = spu->slot_bytes;
         t->fifo_data = spu->fifo_data;
         t->fifo_recs = spu->fifo_recs;
+        memcpy(spu->wbuf, wb, spu->wbuf_mask + 1);
+        memcpy(spu->wq, wq, M * sizeof(spu_wr));
+        t->wbuf = spu->wbuf;
+        t->wq = spu->wq;
+        free(spu->wr);
+        t->wr = wr;
+        t->wr_cap = wr_cap;
+        wr = NULL;
+        t->flush = false;
         *spu = *t;
+        wq_next_done(spu);
+        writer_blocked_update(spu);
         spu->buf_enabled = buffer_enabled(spu, &spu->regime);
         spu->prof_enabled = profiling_enabled(spu);
         sample_attrs_update(spu);
         spu->complete_in_order = false; /* not known: the full scan */
         recompute_next_complete(spu);
     }
+out:
+    free(wb); free(wq); free(wr);
     free(t); free(slots); free(fd); free(fr); free(sb);
     return e;
 }
@@ -1558,6 +2158,11 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
         icr = ap_field_set(icr, PMSICR_ECOUNT, ec->ecount);
     spu->regs[R_PMSICR_EL1] = icr;
     /* The edge: drain what the external FIFO drained, then accept completed records. */
+    bool ready = writer_ready(spu);
+    if (ec->drained && !ready)
+        x->st.drain_not_ready++;
+    if (spu->fifo_level && !ready)
+        spu->st.writer_stall_cycles++;
     x->drained += ec->drained;
     uint64_t given = x->stream - spu->fifo_level;
     if (x->drained > given) {
@@ -1566,26 +2171,20 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
             x->st.owed_edges++;
         if (spu->fifo_nrec)
             fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level);
+        if (spu->iaddr != spu->wptr)
+            writer_run(spu, spu->head_drained == 0);
     }
     ext_accept(spu);
     if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
         spu->st.service_cycles++;
     spu->now++;
+    if (spu->next_done <= spu->now)
+        writer_run(spu, spu->head_drained == 0);
     x->st.cycles++;
     if (spu->fifo_level && spu->fifo_level != ec->fifo_level)
         x->st.level_mismatches++;
     if (!spu->fifo_level && !ec->fifo_level)
         x->drained = x->stream; /* both empty: in step again */
-}
-
-static void ext_psb_csync(spu_t *spu)
-{
-    for (;;) {
-        ext_accept(spu);
-        if (!spu->fifo_nrec)
-            break;
-        fifo_drain(spu, spu->fifo_level);
-    }
 }
 
 void spu_get_ext_stats(const spu_t *spu, spu_ext_stats *st)
@@ -1595,3 +2194,5 @@ void spu_get_ext_stats(const spu_t *spu, spu_ext_stats *st)
     else
         memset(st, 0, sizeof(*st));
 }
+
+uint32_t spu_fifo_hist_width(const spu_t *spu) { return 1u << spu->hist_shift; }

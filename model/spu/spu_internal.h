@@ -115,6 +115,22 @@ typedef struct spu_fifo_rec {
     uint16_t len;
 } spu_fifo_rec;
 
+/* A write issued to the memory port and not yet accepted (answers are taken in issue order). */
+typedef struct spu_wr {
+    uint64_t addr;
+    uint64_t issue_at;
+    uint64_t done_at;         /* when its answer takes effect; UINT64_MAX: ARMPROF_MEM_PENDING */
+    armprof_mem_result res;   /* the answer (synchronous form, or given by spu_mem_complete) */
+    uint32_t len;
+    bool ignore;              /* issued before a management event: its answer has no effect */
+} spu_wr;
+
+/* A record the writer has placed in the buffer and not yet retired (written or discarded). */
+typedef struct spu_wrec {
+    uint64_t start, end;      /* buffer addresses [start, end) */
+    bool aborted;             /* an ignored External abort hit it: already counted discarded */
+} spu_wrec;
+
 struct spu {
     spu_config cfg;
     armprof_host_ops ops;
@@ -159,6 +175,32 @@ struct spu {
     uint32_t head_drained;    /* bytes of the head record already drained */
     bool drain_stall;         /* host input: the buffer writer takes no bytes (spu_set_drain_stall) */
     uint64_t drained_total;
+
+    /* The buffer writer with memory timing (armprof_mem_result.latency, ARMPROF_MEM_PENDING).
+     * Placed records occupy [PMBPTR_EL1 .. wptr) of the buffer: bytes below iaddr are issued to
+     * the memory port, the rest wait in wbuf (indexed by address). Functional runs (every
+     * answer at once) never leave anything here between calls. */
+    uint64_t wptr;            /* address after the last placed record */
+    uint64_t iaddr;           /* first placed byte not yet issued */
+    uint8_t *wbuf;            /* unissued bytes, at address & wbuf_mask */
+    uint8_t *wtmp;            /* one write's bytes when they wrap around wbuf */
+    uint32_t wbuf_mask;
+    spu_wr *wq;               /* issued writes, oldest first: a ring of max_outstanding_writes */
+    uint32_t wq_head, wq_n;
+    uint32_t wq_ignored;      /* the oldest wq_ignored writes are ignored ones */
+    uint32_t wq_pending;      /* writes waiting for spu_mem_complete() */
+    uint64_t next_done;       /* done_at of the oldest write when it is not pending, else MAX */
+    spu_wrec *wr;             /* placed records, oldest first (a ring that grows) */
+    uint32_t wr_cap, wr_head, wr_n;
+    uint32_t wr_iss;          /* wr[wr_head + wr_iss] is the record holding iaddr */
+    bool deferred;            /* a buffer full event waits for every earlier write (§3.5.2) */
+    bool wblocked;            /* the writer takes no bytes: max_outstanding_writes or deferred */
+    bool nodrain;             /* no bytes leave the FIFO at an edge: wblocked or drain_stall */
+    uint64_t deferred_ptr;
+    bool flush;               /* issue a partial block now (PSB CSYNC, buffer full) */
+    uint64_t direct_writes;   /* writes of the functional path, counted into spu_stats lazily */
+    uint64_t lvl_t;           /* the FIFO level has held since this cycle (level statistics) */
+    uint8_t hist_shift;       /* log2 of the bin width of spu_stats.fifo_hist */
 
     /* Write-pointer bookkeeping for RHXSYK / RHLXGD. */
     uint64_t unit_ptr;        /* PMBPTR_EL1 as the unit last left it */

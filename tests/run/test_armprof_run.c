@@ -129,6 +129,84 @@ static void test_trbe(void **state)
     free(out);
 }
 
+static cJSON *run_json(const char *args)
+{
+    char *out;
+    char a[512];
+    snprintf(a, sizeof(a), "--json --ops 1000000 --interval 256 --drain 4 --fifo-bytes 256 --seed 3 %s", args);
+    int rc = run(a, &out);
+    if (rc != 0)
+        fail_msg("armprof-run %s: exit %d: %s", a, rc, out);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    free(out);
+    return j;
+}
+
+/*
+ * The flat memory's latency model: --write-latency 0 is the default run number for number; a
+ * slow memory (300 cycles, one write outstanding) holds bytes in the FIFO longer, stalls the
+ * writer and reports its latencies; a seeded distribution gives the same run for the same seed
+ * and stays within its bounds; more writes outstanding take back the stalls.
+ */
+static void test_write_latency(void **state)
+{
+    (void)state;
+    cJSON *a = run_json("--out " TEST_OUT "/l0");
+    cJSON *b = run_json("--write-latency 0 --out " TEST_OUT "/l1");
+    const char *same[] = { "bytes_written", "records_written", "collisions", "fifo_bytes_max",
+                           "fifo_bytes_mean", "writes_issued", "cycles", "management_events" };
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+        assert_int_equal(jnum(a, same[i]) * 1000, jnum(b, same[i]) * 1000);
+    assert_int_equal(jhex(a, "pmbptr"), jhex(b, "pmbptr"));
+    assert_int_equal(jnum(a, "writer_stall_cycles"), 0);
+    assert_int_equal(jnum(a, "outstanding_writes_max"), 1);
+    cJSON *al = cJSON_GetObjectItemCaseSensitive(a, "write_latency");
+    assert_non_null(al);
+    assert_int_equal(jnum(al, "max"), 0);
+    /* The FIFO histogram covers every cycle. */
+    cJSON *h = cJSON_GetObjectItemCaseSensitive(a, "fifo_hist");
+    assert_true(cJSON_IsArray(h) && cJSON_GetArraySize(h) == 16);
+    double sum = 0;
+    for (int i = 0; i < 16; i++)
+        sum += cJSON_GetArrayItem(h, i)->valuedouble;
+    assert_int_equal(sum, jnum(a, "cycles"));
+
+    cJSON *slow = run_json("--write-latency 300 --out " TEST_OUT "/l2");
+    assert_true(jnum(slow, "fifo_bytes_max") > jnum(a, "fifo_bytes_max"));
+    assert_true(jnum(slow, "fifo_bytes_mean") > jnum(a, "fifo_bytes_mean"));
+    assert_true(jnum(slow, "writer_stall_cycles") > 0);
+    cJSON *sl = cJSON_GetObjectItemCaseSensitive(slow, "write_latency");
+    assert_int_equal(jnum(sl, "max"), 300);
+    assert_true(jnum(sl, "mean") > 290 && jnum(sl, "mean") <= 300);
+    cJSON *cfg = cJSON_GetObjectItemCaseSensitive(slow, "config");
+    assert_int_equal(jnum(cfg, "write_latency"), 300);
+
+    cJSON *u1 = run_json("--write-latency-dist uniform:100:400 --max-outstanding-writes 2 --out " TEST_OUT "/l3");
+    cJSON *u2 = run_json("--write-latency-dist uniform:100:400 --max-outstanding-writes 2 --out " TEST_OUT "/l4");
+    cJSON *ul = cJSON_GetObjectItemCaseSensitive(u1, "write_latency");
+    assert_int_equal(jnum(ul, "min"), 100);
+    assert_int_equal(jnum(ul, "max"), 400);
+    assert_true(jnum(ul, "mean") > 200 && jnum(ul, "mean") < 300);
+    assert_int_equal(jnum(cJSON_GetObjectItemCaseSensitive(u2, "write_latency"), "mean") * 1e6,
+                     jnum(ul, "mean") * 1e6);
+    assert_int_equal(jnum(u1, "writer_stall_cycles"), jnum(u2, "writer_stall_cycles"));
+    assert_int_equal(jnum(u1, "outstanding_writes_max"), 2);
+    assert_true(jnum(u1, "writer_stall_cycles") < jnum(slow, "writer_stall_cycles"));
+
+    cJSON *e = run_json("--write-latency-dist exp:50 --write-bytes 64 --max-outstanding-writes 4 --out " TEST_OUT "/l5");
+    cJSON *el = cJSON_GetObjectItemCaseSensitive(e, "write_latency");
+    assert_true(jnum(el, "mean") > 35 && jnum(el, "mean") < 65);
+    assert_true(jnum(el, "max") <= 64 * 50);
+    assert_true(jnum(e, "writes_issued") > jnum(e, "records_written")); /* 64-byte lines */
+    cJSON *ec = cJSON_GetObjectItemCaseSensitive(e, "config");
+    assert_int_equal(jnum(ec, "write_bytes"), 64);
+    assert_int_equal(jnum(ec, "max_outstanding_writes"), 4);
+    cJSON *objs[] = { a, b, slow, u1, u2, e };
+    for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+        cJSON_Delete(objs[i]);
+}
+
 /* Bad options: exit status 2 and a message that names the option. */
 static void test_bad_options(void **state)
 {
@@ -140,6 +218,15 @@ static void test_bad_options(void **state)
         { "--max-size 3", "--max-size" },
         { "--align 9 --max-size 6", "Align" },
         { "--fifo-bytes 16", "FIFO" },
+        { "--write-latency -1", "--write-latency" },
+        { "--write-latency 99999999999", "--write-latency" },
+        { "--write-latency-dist normal:5", "--write-latency-dist" },
+        { "--write-latency-dist uniform:9:3", "--write-latency-dist" },
+        { "--write-latency-dist exp:0", "--write-latency-dist" },
+        { "--write-bytes 48", "--write-bytes" },
+        { "--write-bytes 8192", "--write-bytes" },
+        { "--max-outstanding-writes 0", "--max-outstanding-writes" },
+        { "--max-outstanding-writes 1000", "--max-outstanding-writes" },
         { "--frobnicate", "usage" },
         { "stray", "unexpected argument" },
     };
@@ -161,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_no_service_syndrome),
         cmocka_unit_test(test_serviced_counts),
         cmocka_unit_test(test_trbe),
+        cmocka_unit_test(test_write_latency),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests_name("armprof_run", tests, NULL, NULL);

@@ -36,6 +36,13 @@ static void usage(FILE *f)
             "  --inflight N       sampled operations in flight (default 4)\n"
             "  --max-size N       PMSIDR_EL1.MaxSize, 4..11 (default 6)\n"
             "  --align N          PMBIDR_EL1.Align, 0..MaxSize (default 0)\n"
+            "  --write-latency N  cycles the memory takes to accept each buffer write (default 0:\n"
+            "                     at once, the functional behaviour)\n"
+            "  --write-latency-dist D  a seeded latency distribution instead: fixed:C,\n"
+            "                     uniform:A:B or exp:MEAN (cycles; same --seed, same results)\n"
+            "  --write-bytes N    buffer writer's write size: 0 = one write per record (default),\n"
+            "                     else a power of two 16..4096 (aligned blocks, e.g. 64-byte lines)\n"
+            "  --max-outstanding-writes N  writes in flight before the writer stalls (default 1)\n"
             "  --out DIR          output folder (default out)\n"
             "  --trbe             also run the TRBU from a synthetic trace source (OUT/trbe.bin)\n"
             "  --trbe-bytes N     trace bytes for --trbe (default 16 MiB)\n"
@@ -126,6 +133,17 @@ static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r, pmu_t
     num(j, "fifo_bytes_max", (double)r->fifo_max);
     num(j, "fifo_bytes_p99", (double)r->fifo_p99);
     num(j, "fifo_bytes_mean", r->fifo_mean);
+    cJSON *fh = cJSON_AddArrayToObject(j, "fifo_hist");
+    for (int i = 0; i < SPU_FIFO_HIST_BINS; i++)
+        cJSON_AddItemToArray(fh, cJSON_CreateNumber((double)s->fifo_hist[i]));
+    num(j, "fifo_full_cycles", (double)s->fifo_full_cycles);
+    num(j, "writer_stall_cycles", (double)s->writer_stall_cycles);
+    num(j, "writes_issued", (double)s->writes_issued);
+    num(j, "outstanding_writes_max", (double)s->outstanding_writes_max);
+    cJSON *wl = cJSON_AddObjectToObject(j, "write_latency");
+    num(wl, "min", (double)s->write_latency_min);
+    num(wl, "mean", s->writes_answered ? (double)s->write_latency_sum / (double)s->writes_answered : 0.0);
+    num(wl, "max", (double)s->write_latency_max);
     num(j, "service_cycles", (double)s->service_cycles);
     num(j, "host_seconds", r->host_seconds);
     cJSON_AddStringToObject(j, "pmbsr", hex(b, r->pmbsr));
@@ -160,6 +178,12 @@ static cJSON *summary_json(const spe_run_opts *o, const spe_run_result *r, pmu_t
     num(cfg, "max_inflight", o->spu.max_inflight);
     num(cfg, "max_size", o->spu.max_size);
     num(cfg, "align", o->spu.align);
+    static const char *const kinds[] = { "fixed", "uniform", "exp" };
+    cJSON_AddStringToObject(cfg, "write_latency_dist", kinds[o->lat_kind]);
+    num(cfg, "write_latency", o->write_latency);
+    num(cfg, "write_latency_max", o->lat_kind == SPE_LAT_FIXED ? o->write_latency : o->write_latency_max);
+    num(cfg, "write_bytes", o->spu.write_bytes);
+    num(cfg, "max_outstanding_writes", o->spu.max_outstanding_writes);
     return j;
 }
 
@@ -223,6 +247,11 @@ static void print_human(const spe_run_opts *o, const spe_run_result *r, const ch
            o->service ? "serviced" : "left unserviced");
     printf("  record FIFO         max %" PRIu64 " B, p99 %" PRIu64 " B, mean %.1f B of %u B\n", r->fifo_max,
            r->fifo_p99, r->fifo_mean, o->spu.fifo_bytes);
+    printf("  buffer writes       %" PRIu64 " (latency min %" PRIu64 " mean %.1f max %" PRIu64
+           " cycles), up to %" PRIu64 " outstanding, writer stalled %" PRIu64 " cycles\n",
+           s->writes_issued, s->write_latency_min,
+           s->writes_answered ? (double)s->write_latency_sum / (double)s->writes_answered : 0.0,
+           s->write_latency_max, s->outstanding_writes_max, s->writer_stall_cycles);
     printf("  PMBSR_EL1           0x%016" PRIx64 " (S=%u EC=0x%02x DL=%u EA=%u COLL=%u MSS=0x%04x)\n", r->pmbsr,
            (unsigned)((r->pmbsr >> 17) & 1), (unsigned)((r->pmbsr >> 26) & 0x3f), (unsigned)((r->pmbsr >> 19) & 1),
            (unsigned)((r->pmbsr >> 18) & 1), (unsigned)((r->pmbsr >> 16) & 1), (unsigned)(r->pmbsr & 0xffff));
@@ -261,7 +290,7 @@ int main(int argc, char **argv)
     run_trbe_opts_default(&topt);
     enum { O_OPS = 256, O_INTERVAL, O_NORND, O_BUF, O_SEED, O_NOSERV, O_IRQLAT, O_FIFO, O_DRAIN,
            O_INFL, O_MAXSIZE, O_ALIGN, O_OUT, O_JSON, O_TRBE, O_TRBE_BYTES, O_TRBE_BUF, O_TRACE, O_REPEAT,
-           O_WLAT, O_MAXOUT };
+           O_WLAT, O_WLATD, O_WBYTES, O_MAXOUT };
     static const struct option lo[] = {
         { "ops", required_argument, 0, O_OPS },           { "interval", required_argument, 0, O_INTERVAL },
         { "no-rnd", no_argument, 0, O_NORND },            { "buffer-bytes", required_argument, 0, O_BUF },
@@ -272,9 +301,9 @@ int main(int argc, char **argv)
         { "out", required_argument, 0, O_OUT },           { "json", no_argument, 0, O_JSON },
         { "trbe", no_argument, 0, O_TRBE },               { "trbe-bytes", required_argument, 0, O_TRBE_BYTES },
         { "trbe-buffer", required_argument, 0, O_TRBE_BUF },
-        { "write-latency", required_argument, 0, O_WLAT },
-        { "max-outstanding-writes", required_argument, 0, O_MAXOUT },
         { "trace", required_argument, 0, O_TRACE },       { "repeat", required_argument, 0, O_REPEAT },
+        { "write-latency", required_argument, 0, O_WLAT }, { "write-latency-dist", required_argument, 0, O_WLATD },
+        { "write-bytes", required_argument, 0, O_WBYTES }, { "max-outstanding-writes", required_argument, 0, O_MAXOUT },
         { "help", no_argument, 0, 'h' },                  { 0, 0, 0, 0 } };
     int ch;
     uint64_t v, repeat = 1;
@@ -296,13 +325,38 @@ int main(int argc, char **argv)
         case O_INFL: if (parse_u64("--inflight", optarg, 1, 4096, &v)) return 2; o.spu.max_inflight = (uint32_t)v; break;
         case O_MAXSIZE: if (parse_u64("--max-size", optarg, 4, 11, &v)) return 2; o.spu.max_size = (uint8_t)v; break;
         case O_ALIGN: if (parse_u64("--align", optarg, 0, 11, &v)) return 2; o.spu.align = (uint8_t)v; break;
+        case O_WLAT:
+            if (parse_u64("--write-latency", optarg, 0, 1u << 24, &v)) return 2;
+            o.lat_kind = SPE_LAT_FIXED;
+            o.write_latency = o.write_latency_max = (uint32_t)v;
+            topt.write_latency = (uint32_t)v; /* --trbe: the trace buffer writes too */
+            break;
+        case O_WLATD: {
+            char lwhy[160];
+            if (spe_run_parse_latency(optarg, &o, lwhy, sizeof(lwhy))) {
+                fprintf(stderr, "armprof-run: --write-latency-dist: %s\n", lwhy);
+                return 2;
+            }
+            break;
+        }
+        case O_WBYTES:
+            if (parse_u64("--write-bytes", optarg, 0, 4096, &v)) return 2;
+            if (v && (v < 16 || (v & (v - 1)))) {
+                fprintf(stderr, "armprof-run: --write-bytes expects 0 or a power of two 16 .. 4096, got '%s'\n", optarg);
+                return 2;
+            }
+            o.spu.write_bytes = (uint32_t)v;
+            break;
+        case O_MAXOUT:
+            if (parse_u64("--max-outstanding-writes", optarg, 1, 256, &v)) return 2;
+            o.spu.max_outstanding_writes = (uint32_t)v;
+            topt.trbu.max_outstanding_writes = (uint32_t)v;
+            break;
         case O_OUT: outdir = optarg; break;
         case O_JSON: json = true; break;
         case O_TRBE: trbe = true; break;
         case O_TRBE_BYTES: if (parse_u64("--trbe-bytes", optarg, 1, 1ull << 40, &topt.bytes)) return 2; break;
         case O_TRBE_BUF: if (parse_u64("--trbe-buffer", optarg, 8192, 1ull << 32, &topt.buffer_bytes)) return 2; break;
-        case O_WLAT: if (parse_u64("--write-latency", optarg, 0, 1u << 30, &v)) return 2; topt.write_latency = (uint32_t)v; break;
-        case O_MAXOUT: if (parse_u64("--max-outstanding-writes", optarg, 1, 1024, &v)) return 2; topt.trbu.max_outstanding_writes = (uint32_t)v; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

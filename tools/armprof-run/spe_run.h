@@ -15,6 +15,13 @@
 extern "C" {
 #endif
 
+/* How long the flat memory takes to accept each buffer write (armprof_mem_result.latency). */
+typedef enum spe_lat_kind {
+    SPE_LAT_FIXED = 0,          /* write_latency cycles */
+    SPE_LAT_UNIFORM,            /* uniform in [write_latency, write_latency_max] */
+    SPE_LAT_EXP                 /* exponential with mean write_latency, capped at write_latency_max */
+} spe_lat_kind;
+
 typedef struct spe_run_opts {
     uint64_t ops;               /* population operations to run */
     uint32_t ops_per_cycle;     /* operations retired per cycle (workload rate; 0 is taken as 1) */
@@ -25,8 +32,13 @@ typedef struct spe_run_opts {
     uint64_t irq_latency;       /* cycles from PMBIRQ to the handler running */
     bool ts, pa, cx;            /* PMSCR_EL1.{TS, PA, CX} */
     uint64_t pmsfcr, pmsevfr, pmslatfr; /* filters */
-    spu_config spu;
+    spu_config spu;             /* spu.write_bytes, spu.max_outstanding_writes: the writer */
     wl_config wl;
+    /* Memory timing of the flat memory port (0: the functional behaviour). */
+    spe_lat_kind lat_kind;
+    uint32_t write_latency;     /* fixed cycles, the uniform lower bound, or the exponential mean */
+    uint32_t write_latency_max; /* the uniform upper bound, or the exponential cap */
+    uint64_t lat_seed;          /* seed of the latency draws (0: the workload's seed) */
     /* Replay: operation i of the population is trace->ops[i % trace->count] instead of the
      * generator's (docs/trace-format.md); the caller keeps it alive and sets ops. */
     const wl_trace *trace;
@@ -58,6 +70,9 @@ typedef struct spe_run_result {
 } spe_run_result;
 
 void spe_run_opts_default(spe_run_opts *o);
+/* Parses a latency distribution: "fixed:C", "uniform:A:B" (A <= B) or "exp:MEAN" (capped at
+ * 64 * MEAN), each value in cycles <= 2^24; returns 0, or -1 with `why` saying what is wrong. */
+int spe_run_parse_latency(const char *s, spe_run_opts *o, char *why, size_t whylen);
 /* Runs the scenario; returns 0 on success (r->error says why otherwise). */
 int spe_run(const spe_run_opts *o, spe_run_result *r);
 
