@@ -5,9 +5,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "ap_tlm.h"
@@ -15,6 +20,26 @@
 namespace armprof {
 
 bool same_regime(const armprof_regime &a, const armprof_regime &b);
+
+/*
+ * How the memory system's timing reaches the unit (scenario key `timing`):
+ *  - Off: functional; every write is answered at once with latency 0 (the timing is only
+ *    accounted in the statistics). The default of a wrapper built by hand.
+ *  - Lt: loosely timed; b_transport is called with the unit's local time offset (its model
+ *    time minus sc_time_stamp()) and the delay it adds (bus queueing and transfer, SMMU
+ *    descriptor reads over the bus, the target's latency) becomes armprof_mem_result.latency in
+ *    unit cycles (rounded up); a DMI write takes the DMI grant's write latency. Any TLM target
+ *    works: only the annotated delay is used.
+ *  - At: approximately timed; the base protocol's four phases on the same socket
+ *    (nb_transport_fw / _bw, BEGIN_REQ, END_REQ, BEGIN_RESP, END_RESP). The port answers the
+ *    model ARMPROF_MEM_PENDING, sends BEGIN_REQ when the previous request got its END_REQ (a
+ *    target back-pressures by a late END_REQ), and at each BEGIN_RESP gives the answer to the
+ *    model (spu_mem_complete / trbu_mem_complete through on_mem_complete()), in issue order.
+ *    No DMI: every write goes through the protocol. The target must speak AT (AtBridge,
+ *    at_bridge.h, puts an LT target behind an AT socket).
+ */
+enum class BufferTiming : uint8_t { Off, Lt, At };
+const char *buffer_timing_name(BufferTiming t);
 
 /*
  * The buffer side of a unit wrapper (SpuModule, TrbuModule derive from it after sc_module, so
@@ -29,6 +54,9 @@ bool same_regime(const armprof_regime &a, const armprof_regime &b);
  *    path allows it.
  * The owning regime only changes on a register write or a PE context change; the wrapper calls
  * drop_dmi() then, so the fast path needs no regime compare.
+ * Timing (set_timing, BufferTiming above): Off answers latency 0; Lt turns the annotated delay
+ * (TLM) or the grant's write latency (DMI) into armprof_mem_result.latency; At runs the four
+ * phases and answers ARMPROF_MEM_PENDING.
  */
 class BufferPort {
 public:
@@ -51,6 +79,18 @@ public:
         use_dmi_ = on;
         drop_dmi();
     }
+    // Before the first write (between runs at the latest).
+    void set_timing(BufferTiming t)
+    {
+        timing_ = t;
+        drop_dmi();
+    }
+    BufferTiming timing() const { return timing_; }
+    // AT: writes issued and not yet answered to the unit; the longest END_REQ wait seen.
+    size_t at_outstanding() const { return at_inflight_.size(); }
+    sc_core::sc_time at_end_req_wait_max() const { return at_req_wait_max_; }
+    // AT: notified after each answer given to the unit.
+    const sc_core::sc_event &at_answered() const { return at_answered_; }
 
     // The memory port the model calls (public for benches and hosts that feed it directly).
     armprof_mem_result port_write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
@@ -64,8 +104,11 @@ public:
             armprof_mem_result r{};
             r.status = ARMPROF_MEM_OK;
             r.written = len;
+            r.latency = dmi_latency_cycles_;
             return r;
         }
+        if (timing_ == BufferTiming::At)
+            return write_at(addr, data, len, rg);
         return write_tlm(addr, data, len, rg);
     }
 
@@ -73,22 +116,57 @@ public:
     size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
 
 protected:
-    explicit BufferPort(const char *socket_name = "mem");
+    // `period`: the unit's clock (latencies are counted in these cycles).
+    BufferPort(const char *socket_name, sc_core::sc_time period);
+    virtual ~BufferPort();
     void drop_dmi() { dmi_valid_ = false; }
     mutable Stats st_;
+    void settle(const std::function<void()> &barrier, const std::function<bool()> &busy);
+    // The unit's current cycle (its model time is cycles * period).
+    virtual uint64_t unit_cycles() const = 0;
+    // AT: the answer to the oldest pending write, at sc_time_stamp(): the owner brings the unit
+    // to this time and calls spu_mem_complete() / trbu_mem_complete().
+    virtual void on_mem_complete(const armprof_mem_result &r) = 0;
 
 private:
+    struct AtTxn;
+    struct Mm : tlm::tlm_mm_interface {
+        BufferPort *owner = nullptr;
+        void free(tlm::tlm_generic_payload *gp) override;
+    };
     armprof_mem_result write_tlm(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
+    armprof_mem_result write_at(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg);
+    armprof_mem_result answer(tlm::tlm_generic_payload &gp, regime_ext &ext, uint32_t len);
+    sc_core::sc_time local_offset() const;
+    uint32_t to_cycles(const sc_core::sc_time &t) const;
     void invalidate(sc_dt::uint64 lo, sc_dt::uint64 hi);
+    tlm::tlm_sync_enum nb_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph, sc_core::sc_time &d);
+    void peq_cb(tlm::tlm_generic_payload &gp, const tlm::tlm_phase &ph);
+    void send_req(AtTxn *t);
+    void end_req(AtTxn *t);
+    AtTxn *find(tlm::tlm_generic_payload &gp);
 
     bool use_dmi_ = true, dmi_valid_ = false;
     uint64_t dmi_start_ = 0, dmi_last_ = 0;   // the region: [start, start + last]
     uint8_t *dmi_host_ = nullptr;
     uint64_t dmi_latency_ps_ = 0, dmi_time_ps_ = 0;
+    uint32_t dmi_latency_cycles_ = 0;
     armprof_regime dmi_rg_{};
     tlm::tlm_generic_payload gp_;
     regime_ext ext_;
     sc_core::sc_time tlm_time_;
+    BufferTiming timing_ = BufferTiming::Off;
+    uint64_t period_ticks_;
+    // AT: payloads (own memory manager), in issue order until answered; the one whose END_REQ
+    // is awaited; those waiting for it.
+    Mm mm_;
+    tlm_utils::peq_with_cb_and_phase<BufferPort> peq_;
+    std::vector<std::unique_ptr<AtTxn>> at_pool_;
+    std::vector<AtTxn *> at_free_;
+    std::deque<AtTxn *> at_inflight_, at_waiting_;
+    AtTxn *at_req_ = nullptr;
+    sc_core::sc_time at_req_wait_max_;
+    sc_core::sc_event at_answered_;
 };
 
 } // namespace armprof

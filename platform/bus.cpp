@@ -8,6 +8,57 @@ namespace armprof {
 
 using namespace sc_core;
 
+uint64_t IntervalSet::first_fit(uint64_t t, uint64_t len) const
+{
+    auto it = m_.upper_bound(t);
+    if (it != m_.begin()) {
+        auto p = std::prev(it);
+        if (p->second > t)
+            t = p->second;
+    }
+    for (; it != m_.end() && it->first < t + len; ++it)
+        if (it->second > t)
+            t = it->second;
+    return t;
+}
+
+uint64_t IntervalSet::add(uint64_t lo, uint64_t hi)
+{
+    if (hi <= lo)
+        return 0;
+    uint64_t covered = 0, nlo = lo, nhi = hi;
+    auto it = m_.upper_bound(lo);
+    if (it != m_.begin() && std::prev(it)->second >= lo)
+        --it;
+    while (it != m_.end() && it->first <= hi) {
+        uint64_t a = it->first > lo ? it->first : lo, b = it->second < hi ? it->second : hi;
+        if (b > a)
+            covered += b - a;
+        if (it->first < nlo)
+            nlo = it->first;
+        if (it->second > nhi)
+            nhi = it->second;
+        it = m_.erase(it);
+    }
+    m_.emplace(nlo, nhi);
+    return (hi - lo) - covered;
+}
+
+void IntervalSet::prune(uint64_t before)
+{
+    while (!m_.empty() && m_.begin()->second < before)
+        m_.erase(m_.begin());
+}
+
+sc_time Bus::drained_at() const
+{
+    uint64_t end = 0;
+    for (const Port &p : ports_)
+        if (p.booked.last_end() > end)
+            end = p.booked.last_end();
+    return sc_time::from_value(end);
+}
+
 Bus::Bus(sc_module_name name) : sc_module(name), tsock("tsock"), isock("isock")
 {
     tsock.register_b_transport(this, &Bus::b_transport);
@@ -53,18 +104,29 @@ void Bus::b_transport(int, tlm::tlm_generic_payload &trans, sc_time &delay)
         return;
     }
     Port &p = ports_[port];
-    // Contention: the transfer starts when the target has finished the ones before it.
+    // Contention: the transfer takes the first free slot of the target from its arrival on.
+    const uint64_t now = sc_time_stamp().value();
     sc_time arrive = sc_time_stamp() + delay + p.latency;
-    sc_time start = arrive < p.busy_until ? p.busy_until : arrive;
     sc_time xfer = p.bytes_per_ns > 0 ? sc_time((double)len / p.bytes_per_ns, SC_NS) : SC_ZERO_TIME;
-    p.busy_until = start + xfer;
-    sc_time wait = start - arrive;
+    p.booked.prune(now);
+    uint64_t a = arrive.value(), s0 = xfer.value() ? p.booked.first_fit(a, xfer.value()) : a;
+    if (xfer.value())
+        p.booked.add(s0, s0 + xfer.value());
+    sc_time wait = sc_time::from_value(s0 - a);
     delay += p.latency + wait + xfer;
+    IntervalSet &rqq = req_queued_[x ? requester_key(x->regime.pe, x->regime.unit) : 0xFFFFu];
+    p.queued.prune(now);
+    rqq.prune(now);
+    sc_time pq = sc_time::from_value(p.queued.add(a, s0)), rqt = sc_time::from_value(rqq.add(a, s0));
+    p.st.wait += pq;
+    rq.wait += rqt;
     for (Stats *s : {&p.st, &rq}) {
         s->transactions++;
         s->bytes += len;
         s->busy += xfer;
-        s->wait += wait;
+        s->wait_sum += wait;
+        if (wait > s->wait_max)
+            s->wait_max = wait;
     }
     trans.set_address(addr - p.base);
     isock[port]->b_transport(trans, delay);

@@ -12,7 +12,7 @@ namespace armprof {
 using namespace sc_core;
 
 Memory::Memory(sc_module_name name, uint64_t size, sc_time latency)
-    : sc_module(name), socket("socket"), size_(size), latency_(latency)
+    : sc_module(name), socket("socket"), size_(size), latency_(latency), write_latency_(latency)
 {
     mem_ = static_cast<uint8_t *>(std::calloc(size, 1));
     if (!mem_)
@@ -41,6 +41,12 @@ void Memory::set_dmi_enabled(bool on)
     dmi_enabled_ = on;
     if (!on)
         invalidate_all();
+}
+
+void Memory::set_write_latency(sc_time t)
+{
+    write_latency_ = t;
+    invalidate_all();
 }
 
 void Memory::invalidate_all()
@@ -129,7 +135,7 @@ void Memory::b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)
         st_.reads++;
         st_.read_bytes += len;
     }
-    delay += latency_;
+    delay += write ? write_latency_ : latency_;
     trans.set_dmi_allowed(dmi_enabled_);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -177,7 +183,7 @@ bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload &trans, tlm::tlm_dmi &d
     dmi.set_end_address(hi - 1);
     dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
     dmi.set_read_latency(latency_);
-    dmi.set_write_latency(latency_);
+    dmi.set_write_latency(write_latency_);
     st_.dmi_grants++;
     return true;
 }

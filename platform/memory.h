@@ -18,6 +18,9 @@ namespace armprof {
 
 /*
  * Byte-addressed storage of `size` bytes, addresses relative to the bus mapping (0-based).
+ * Timing: a read adds `latency` to the annotated delay, a write `write_latency` (the time until
+ * the memory accepts the write; set_write_latency(), by default the same as `latency`); DMI
+ * grants carry the same read and write latencies.
  * The host memory is calloc'd, so untouched pages cost nothing. DMI is granted for read and
  * write over the largest range around the address that overlaps no error region.
  * An error region answers TLM_GENERIC_ERROR_RESPONSE (an External abort for the initiator);
@@ -50,6 +53,9 @@ public:
     uint64_t size() const { return size_; }
     uint8_t *host_ptr(uint64_t off) { return mem_ + off; }
     void set_dmi_enabled(bool on);
+    // Write acceptance latency (TLM and DMI); DMI pointers granted before are invalidated.
+    void set_write_latency(sc_core::sc_time t);
+    sc_core::sc_time write_latency() const { return write_latency_; }
 
     struct Stats {
         uint64_t reads, writes, read_bytes, write_bytes, errors, dmi_grants;
@@ -78,7 +84,7 @@ private:
 
     uint8_t *mem_;
     uint64_t size_;
-    sc_core::sc_time latency_;
+    sc_core::sc_time latency_, write_latency_;
     bool dmi_enabled_ = true;
     std::vector<ErrorRegion> errors_;
     Stats st_{};

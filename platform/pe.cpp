@@ -137,6 +137,16 @@ void Pe::run()
                 if (due < cyc)
                     cyc = due ? due : 1;
             }
+            // AT memory timing: a pending write's answer comes from SystemC (its BEGIN_RESP), so
+            // with writes pending the unit runs no further than the quantum ahead of SystemC.
+            if (spu_.timing() == BufferTiming::At && spu_.at_outstanding()) {
+                sc_time ahead = spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME;
+                uint64_t room = ahead < cfg_.quantum ? (uint64_t)((cfg_.quantum - ahead) / spu_.period()) : 0;
+                if (room < 1)
+                    room = 1;
+                if (room < cyc)
+                    cyc = room;
+            }
             step = k < remaining ? k : remaining;
             if (cyc != UINT64_MAX) {
                 uint64_t in_cycle = rate - done_ % rate;

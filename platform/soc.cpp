@@ -70,8 +70,18 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         }
         sc_.ops = traces_[0].count * sc_.workload.repeat; // PE 0's; each PE: its own file's
     }
+    if (sc_.timing == "off")
+        timing_ = BufferTiming::Off;
+    else if (sc_.timing == "lt")
+        timing_ = BufferTiming::Lt;
+    else if (sc_.timing == "at")
+        timing_ = BufferTiming::At;
+    else
+        throw std::invalid_argument("timing must be lt, at or off");
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
+    if (sc_.mem_write_latency_ns >= 0)
+        mem_->set_write_latency(sc_time(sc_.mem_write_latency_ns, SC_NS));
     bus_.reset(new Bus("bus"));
     smmu_.reset(new Smmu("smmu", sc_.pes));
     std::vector<IrqCtrl::LineInfo> lines;
@@ -90,6 +100,19 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     bus_->map(0, DRAM_BASE, DRAM_SIZE, sc_time(sc_.bus_latency_ns, SC_NS), sc_.bus_bytes_per_ns, "dram");
     mem_->set_dmi_enabled(sc_.dmi);
     smmu_->dmi_enabled = sc_.dmi;
+    if (sc_.traffic.enabled()) {
+        // Reads of the first 16 MiB of DRAM (below the buffers), a share of the DRAM port.
+        TrafficGen::Config tc;
+        tc.share = sc_.traffic.share;
+        tc.burst_bytes = sc_.traffic.burst_bytes;
+        tc.seed = sc_.traffic.seed ? sc_.traffic.seed : sc_.seed * 0x51ED27u + 17;
+        tc.base = DRAM_BASE;
+        tc.span = BUF_IPA_OFF;
+        tc.bytes_per_ns = sc_.bus_bytes_per_ns;
+        tc.quantum = sc_time(sc_.quantum_ns, SC_NS);
+        traffic_.reset(new TrafficGen("traffic", tc));
+        traffic_->sock.bind(bus_->tsock);
+    }
     dumps_.resize(sc_.pes);
     frac_.assign(sc_.pes, 0.0);
     for (unsigned p = 0; p < sc_.pes; p++) {
@@ -101,6 +124,8 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         cfg.max_inflight = sc_.max_inflight ? sc_.max_inflight : cfg.max_inflight;
         cfg.fifo_bytes = sc_.fifo_bytes ? sc_.fifo_bytes : cfg.fifo_bytes;
         cfg.drain_bytes_per_cycle = sc_.drain_bytes_per_cycle ? sc_.drain_bytes_per_cycle : cfg.drain_bytes_per_cycle;
+        cfg.write_bytes = sc_.write_bytes ? sc_.write_bytes : cfg.write_bytes;
+        cfg.max_outstanding_writes = sc_.max_outstanding_writes ? sc_.max_outstanding_writes : cfg.max_outstanding_writes;
         if (sc_.sampler != "model" && sc_.sampler != "rtl")
             throw std::invalid_argument("spe.sampler must be model or rtl");
         if (sc_.sampler == "rtl" && !SpuRtl::why_not(cfg, sc_.ops_per_cycle).empty())
@@ -108,8 +133,16 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         std::string n = "spu" + std::to_string(p);
         spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
         SpuModule &s = *spus_.back();
-        s.mem.bind(smmu_->tsock);
-        s.set_dmi(sc_.dmi);
+        bind_mem(s, n);
+#if defined(ARMPROF_RTL_DRAIN_STALL_PORT)
+        // Until platform/rtl binds the RTL FIFO's drain_ready to the writer (the RTL drains at its
+        // constant rate meanwhile), an RTL sampler's SPU writes stay functional so that the RTL
+        // and the model it drives agree.
+        if (sc_.sampler == "rtl") {
+            s.set_timing(BufferTiming::Off);
+            s.set_dmi(sc_.dmi);
+        }
+#endif
         irq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("pmbirq" + std::to_string(p)).c_str()));
         s.irq.bind(*irq_sigs_.back());
         irqc_->lines[p].bind(*irq_sigs_.back());
@@ -140,7 +173,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         std::vector<uint8_t> *dump = &dumps_[p];
         agents_.emplace_back(new SpeAgent(
             ac, [sp](uint32_t e, uint64_t *v) { return sp->reg_read(e, v); },
-            [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { spu_psb_csync(sp->unit()); },
+            [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { sp->psb_csync(); },
             [this, p, sp](uint64_t a, uint8_t *b, size_t l) { return sp->debug_read(regime(p), a, b, l); },
             [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
 
@@ -177,6 +210,20 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     starter_.reset(new Starter("starter", this));
 }
 
+// A unit's buffer port to the SMMU: directly (off, lt), or through an AtBridge (at).
+void Platform::bind_mem(BufferPort &port, const std::string &name)
+{
+    port.set_timing(timing_);
+    port.set_dmi(sc_.dmi && timing_ != BufferTiming::At);
+    if (timing_ == BufferTiming::At) {
+        bridges_.emplace_back(new AtBridge((name + "_at").c_str()));
+        port.mem.bind(bridges_.back()->tsock);
+        bridges_.back()->isock.bind(smmu_->tsock);
+    } else {
+        port.mem.bind(smmu_->tsock);
+    }
+}
+
 // One TRBU per PE with its trace source and coresight-trbe driver; the buffer at a kernel VA of
 // the same EL1&0 regime, through the same SMMU.
 void Platform::build_trbe(const sc_time &clk)
@@ -192,8 +239,7 @@ void Platform::build_trbe(const sc_time &clk)
         std::string n = "trbu" + std::to_string(p);
         trbus_.emplace_back(new TrbuModule(n.c_str(), cfg, clk));
         TrbuModule &t = *trbus_.back();
-        t.mem.bind(smmu_->tsock);
-        t.set_dmi(sc_.dmi);
+        bind_mem(t, n);
         trbirq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("trbirq" + std::to_string(p)).c_str()));
         t.irq.bind(*trbirq_sigs_.back());
         irqc_->lines[sc_.pes + p].bind(*trbirq_sigs_.back());
@@ -409,6 +455,19 @@ void Platform::trace(sc_trace_file *tf)
         sc_trace(tf, *pmuirq_sigs_[p], "PMUIRQ_pe" + std::to_string(p));
 }
 
+bool Platform::units_busy() const
+{
+    if (sc_time_stamp() < bus_->drained_at() || (traffic_ && !traffic_->idle()))
+        return true;
+    for (const auto &s : spus_)
+        if (s->at_outstanding() || spu_writes_outstanding(s->unit()))
+            return true;
+    for (const auto &t : trbus_)
+        if (t->at_outstanding() || trbu_writes_outstanding(t->unit()))
+            return true;
+    return false;
+}
+
 void Platform::run()
 {
     for (;;) {
@@ -419,6 +478,13 @@ void Platform::run()
             break;
         sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
     }
+    // Memory timing: the units' writes still outstanding and the bus's queue complete first (an
+    // overloaded memory system stretches the run); the background traffic stops.
+    if (traffic_)
+        traffic_->stop();
+    for (unsigned i = 0; i < 1000000 && units_busy(); i++)
+        sc_start(sc_time(sc_.quantum_ns, SC_NS));
+
     // Let the units finish what they have in flight, then end the PMU sessions.
     sc_start(sc_time(sc_.quantum_ns, SC_NS));
     for (auto &p : pe_)

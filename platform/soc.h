@@ -22,6 +22,8 @@
 #include "spe_agent.h"
 #include "spu_module.h"
 #include "trace_source.h"
+#include "traffic_gen.h"
+#include "at_bridge.h"
 #include "trbe_agent.h"
 #include "trbu_module.h"
 
@@ -72,6 +74,14 @@ struct WorkloadScenario {
     bool replay() const { return !trace.empty() || !traces.empty(); }
 };
 
+// Background traffic on the bus (bus.background_traffic): TrafficGen, traffic_gen.h.
+struct TrafficScenario {
+    double share = 0;                   // of the DRAM port's bandwidth, (0, 1]; 0: none
+    uint32_t burst_bytes = 64;          // bytes per burst, 1..4096
+    uint64_t seed = 0;                  // 0: derived from the scenario's seed
+    bool enabled() const { return share > 0; }
+};
+
 struct Scenario {
     unsigned pes = 1;
     uint64_t ops = 20000000;            // population operations per PE
@@ -92,8 +102,13 @@ struct Scenario {
     bool stage2 = true;                 // EL2 enabled, HCR_EL2.VM = 1
     std::string sampler = "model";      // counter + record FIFO: model | rtl (Verilated, rtl/spu_rtl.h)
     uint32_t max_inflight = 0, fifo_bytes = 0, drain_bytes_per_cycle = 0; // 0: spu_config_default's
+    uint32_t write_bytes = 0, max_outstanding_writes = 0; // 0: spu_config_default's
+    // Memory timing reaching the units (BufferTiming, buffer_port.h): off | lt | at.
+    std::string timing = "lt";
     // Interconnect and memory
     double bus_latency_ns = 10, bus_bytes_per_ns = 16, mem_latency_ns = 20;
+    double mem_write_latency_ns = -1;   // < 0: mem_latency_ns
+    TrafficScenario traffic;
     unsigned ppi_pmbirq = PPI_PMBIRQ_DEFAULT;
     std::vector<FaultSpec> faults;
     TrbeScenario trbe;
@@ -125,6 +140,9 @@ public:
     Bus &bus() { return *bus_; }
     Smmu &smmu() { return *smmu_; }
     IrqCtrl &irqc() { return *irqc_; }
+    BufferTiming timing() const { return timing_; }
+    // The background traffic generator (nullptr without bus.background_traffic).
+    TrafficGen *traffic() { return traffic_.get(); }
     unsigned pes() const { return sc_.pes; }
     SpuModule &spu(unsigned pe) { return *spus_[pe]; }
     SpeAgent &agent(unsigned pe) { return *agents_[pe]; }
@@ -172,6 +190,8 @@ private:
     void build_pmu(const sc_core::sc_time &clk, size_t first_line);
     void inject(const FaultSpec &f);
     void waiter();
+    bool units_busy() const;
+    void bind_mem(BufferPort &port, const std::string &name);
 
     // Runs the injections at start_of_simulation: descriptor edits go over TLM, which needs
     // the bindings complete, and no PE may have written yet.
@@ -190,6 +210,9 @@ private:
     std::unique_ptr<Bus> bus_;
     std::unique_ptr<Smmu> smmu_;
     std::unique_ptr<IrqCtrl> irqc_;
+    BufferTiming timing_ = BufferTiming::Lt;
+    std::unique_ptr<TrafficGen> traffic_;
+    std::vector<std::unique_ptr<AtBridge>> bridges_;
     std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> irq_sigs_;
     std::vector<std::unique_ptr<SpuModule>> spus_;
     std::vector<std::unique_ptr<SpeAgent>> agents_;

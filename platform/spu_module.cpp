@@ -11,7 +11,7 @@ namespace armprof {
 using namespace sc_core;
 
 SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
-    : sc_module(name), BufferPort("mem"), regs("regs"), irq("irq"), sig_pmbptr("sig_pmbptr"), period_(period)
+    : sc_module(name), BufferPort("mem", period), regs("regs"), irq("irq"), sig_pmbptr("sig_pmbptr"), period_(period)
 {
     armprof_host_ops ops{};
     ops.mem_write = &SpuModule::cb_write;
@@ -52,6 +52,11 @@ armprof_err SpuModule::set_pe_context(const armprof_pe_ctx &ctx)
     return spu_set_pe_context(spu_, &ctx);
 }
 
+void SpuModule::psb_csync()
+{
+    settle([this] { spu_psb_csync(spu_); }, [this] { return spu_writes_outstanding(spu_) != 0; });
+}
+
 sc_time SpuModule::model_time() const { return period_ * (double)spu_now(spu_); }
 
 void SpuModule::advance_to(const sc_time &t)
@@ -87,6 +92,16 @@ void SpuModule::reschedule()
 void SpuModule::on_wake()
 {
     advance_to(sc_time_stamp());
+    flush_irq();
+    reschedule();
+}
+
+// AT: the oldest pending write's answer, at the unit's time of the BEGIN_RESP (the unit is
+// brought there first; a unit already ahead, by temporal decoupling, takes it at its own time).
+void SpuModule::on_mem_complete(const armprof_mem_result &r)
+{
+    advance_to(sc_time_stamp());
+    spu_mem_complete(spu_, &r);
     flush_irq();
     reschedule();
 }

@@ -27,8 +27,10 @@ namespace armprof {
  *  - time: the model counts cycles of `period`. Whoever drives it (a PE with a quantum keeper)
  *    calls advance_to(); when nobody does, the module wakes itself at the time
  *    spu_cycles_to_next_event() gives (no ticking every clock).
- * The bus time of the writes is accounted (stats) but not fed back: the C API has no
- * back-pressure, the drain rate is the unit's configuration (docs/integration.md).
+ * Memory timing (set_timing(), BufferTiming in buffer_port.h): Off keeps the functional drain
+ * (writes answered at once); Lt returns each write's annotated delay as its latency in unit
+ * cycles; At runs the four phases and answers with spu_mem_complete() at BEGIN_RESP. The record
+ * FIFO then drains only as the memory system accepts writes (docs/integration.md).
  */
 class SpuModule : public sc_core::sc_module, public BufferPort, public PmuOutputs {
 public:
@@ -47,6 +49,8 @@ public:
     armprof_err reg_read(uint32_t enc, uint64_t *val);
     armprof_err reg_write(uint32_t enc, uint64_t val);
     armprof_err set_pe_context(const armprof_pe_ctx &ctx);
+    // PSB CSYNC (spu_psb_csync); with AT writes pending, a thread caller waits for their answers.
+    void psb_csync();
 
     // Time: bring the model to time t (no-op when it is already there or beyond).
     void advance_to(const sc_core::sc_time &t);
@@ -58,6 +62,10 @@ public:
     void flush_irq();
     // Schedules the self-wakeup at the model's next event.
     void reschedule();
+
+protected:
+    uint64_t unit_cycles() const override { return spu_now(spu_); }
+    void on_mem_complete(const armprof_mem_result &r) override;
 
 private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,

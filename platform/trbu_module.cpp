@@ -11,7 +11,7 @@ namespace armprof {
 using namespace sc_core;
 
 TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time period)
-    : sc_module(name), BufferPort("mem"), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
+    : sc_module(name), BufferPort("mem", period), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
 {
     armprof_host_ops ops{};
     ops.mem_write = &TrbuModule::cb_write;
@@ -67,7 +67,7 @@ void TrbuModule::reset()
 
 void TrbuModule::tsb_csync()
 {
-    trbu_tsb_csync(trbu_);
+    settle([this] { trbu_tsb_csync(trbu_); }, [this] { return trbu_writes_outstanding(trbu_) != 0; });
     update_ptr_signal();
 }
 
@@ -104,6 +104,16 @@ void TrbuModule::reschedule()
 void TrbuModule::on_wake()
 {
     advance_to(sc_time_stamp());
+    flush_irq();
+    reschedule();
+}
+
+// AT: the oldest pending write's answer, at the unit's time of the BEGIN_RESP (the unit is
+// brought there first; a unit already ahead, by temporal decoupling, takes it at its own time).
+void TrbuModule::on_mem_complete(const armprof_mem_result &r)
+{
+    advance_to(sc_time_stamp());
+    trbu_mem_complete(trbu_, &r);
     flush_irq();
     reschedule();
 }

@@ -57,6 +57,10 @@ public:
     void flush_irq();
     void reschedule();
 
+protected:
+    uint64_t unit_cycles() const override { return trbu_now(trbu_); }
+    void on_mem_complete(const armprof_mem_result &r) override;
+
 private:
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);

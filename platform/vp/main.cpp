@@ -18,6 +18,18 @@ using namespace sc_core;
 
 namespace {
 
+// Memory timing of one unit's buffer writes (cycles of the PE clock converted to ns).
+void timing_json(cJSON *o, double clock_ns, uint64_t stall, uint64_t out_max, uint64_t writes, uint64_t lat_min,
+                 uint64_t lat_sum, uint64_t lat_max)
+{
+    cJSON_AddNumberToObject(o, "writer_stall_cycles", (double)stall);
+    cJSON_AddNumberToObject(o, "outstanding_writes_max", (double)out_max);
+    cJSON *wl = cJSON_AddObjectToObject(o, "write_latency_ns");
+    cJSON_AddNumberToObject(wl, "min", writes ? (double)lat_min * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "mean", writes ? (double)lat_sum / (double)writes * clock_ns : 0.0);
+    cJSON_AddNumberToObject(wl, "max", (double)lat_max * clock_ns);
+}
+
 void usage()
 {
     std::fprintf(stderr,
@@ -88,6 +100,8 @@ cJSON *spu_json(Platform &p, unsigned i)
     for (int r = 0; r < SPU_DISCARD__COUNT; r++)
         cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);
     num("fifo_bytes_max", (double)st.fifo_bytes_max);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_issued,
+                st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("serrors", (double)st.serrors);
     const SpuModule::Stats &ms = p.spu(i).stats();
     num("bus_write_transactions", (double)ms.writes);
@@ -134,6 +148,9 @@ cJSON *trbu_json(Platform &p, unsigned i)
     num("detected_triggers", (double)st.detected_triggers);
     num("trigger_events", (double)st.trigger_events);
     num("flushes", (double)st.flushes);
+    num("buf_bytes_max", (double)st.buf_bytes_max);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.port_writes,
+                st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("tsb_csyncs", (double)st.tsb_csyncs);
     num("serrors", (double)st.serrors);
     const TrbuModule::Stats &ms = p.trbu(i).stats();
@@ -297,6 +314,7 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(root, "sim_time_ns", sc_time_stamp().to_seconds() * 1e9);
     cJSON_AddNumberToObject(root, "host_seconds", host);
     cJSON_AddNumberToObject(root, "pes", sc.pes);
+    cJSON_AddStringToObject(root, "timing", buffer_timing_name(p.timing()));
     cJSON *units = cJSON_AddObjectToObject(root, "units");
     for (unsigned i = 0; i < p.pes(); i++) {
         cJSON *u = spu_json(p, i);
@@ -330,7 +348,19 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(bus, "transactions", (double)bs.transactions);
     cJSON_AddNumberToObject(bus, "bytes", (double)bs.bytes);
     cJSON_AddNumberToObject(bus, "busy_ns", bs.busy.to_seconds() * 1e9);
-    cJSON_AddNumberToObject(bus, "wait_ns", bs.wait.to_seconds() * 1e9);
+    cJSON_AddNumberToObject(bus, "wait_ns", bs.wait.to_seconds() * 1e9); // time with a transfer queued
+    cJSON_AddNumberToObject(bus, "wait_mean_ns",
+                            bs.transactions ? bs.wait_sum.to_seconds() * 1e9 / (double)bs.transactions : 0.0);
+    cJSON_AddNumberToObject(bus, "wait_max_ns", bs.wait_max.to_seconds() * 1e9);
+    if (TrafficGen *tg = p.traffic()) {
+        const TrafficGen::Stats &ts = tg->stats();
+        cJSON *bg = cJSON_AddObjectToObject(bus, "background_traffic");
+        cJSON_AddNumberToObject(bg, "transactions", (double)ts.transactions);
+        cJSON_AddNumberToObject(bg, "bytes", (double)ts.bytes);
+        cJSON_AddNumberToObject(bg, "latency_mean_ns",
+                                ts.transactions ? ts.latency_sum.to_seconds() * 1e9 / (double)ts.transactions : 0.0);
+        cJSON_AddNumberToObject(bg, "latency_max_ns", ts.latency_max.to_seconds() * 1e9);
+    }
     const Smmu::Stats &ss = p.smmu().stats();
     cJSON *sm = cJSON_AddObjectToObject(root, "smmu");
     cJSON_AddNumberToObject(sm, "translations", (double)ss.translations);
@@ -372,6 +402,13 @@ int sc_main(int argc, char **argv)
                     (unsigned long long)p.irqc().assertions(i, sc.ppi_pmbirq), (unsigned long long)as.buffer_full,
                     (unsigned long long)as.faults, (unsigned long long)as.ext_aborts,
                     (unsigned long long)as.bytes_copied);
+        if (p.timing() != BufferTiming::Off && st.writes_issued)
+            std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
+                        "cycles, outstanding writes max %llu, FIFO max %llu B\n",
+                        buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.writes_issued * sc.clock_ns,
+                        (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
+                        (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.fifo_bytes_max);
         for (const auto &e : p.agent(i).events())
             if (SpeAgent::fault_kind(e.pmbsr) != "buffer_full") {
                 std::printf("    at %llu ns: PMBSR_EL1=0x%llx (%s) PMBPTR_EL1=0x%llx\n", (unsigned long long)e.when_ns,
@@ -418,6 +455,9 @@ int sc_main(int argc, char **argv)
                         (unsigned long long)p.pmu_agent(i).read(c));
         std::printf("\n");
     }
+    if (TrafficGen *tg = p.traffic())
+        std::printf("  background traffic: %llu bursts, %llu B\n", (unsigned long long)tg->stats().transactions,
+                    (unsigned long long)tg->stats().bytes);
     std::printf("  bus: %llu transactions, %llu B, queued %.0f ns; smmu: %llu walks, %llu TLB hits, %llu DMI grants\n",
                 (unsigned long long)bs.transactions, (unsigned long long)bs.bytes, bs.wait.to_seconds() * 1e9,
                 (unsigned long long)ss.walks, (unsigned long long)ss.tlb_hits, (unsigned long long)ss.dmi_grants);

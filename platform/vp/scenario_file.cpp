@@ -3,6 +3,7 @@
 #include "scenario_file.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -62,7 +63,7 @@ struct Reader {
         std::string s = scalar(n);
         char *end = nullptr;
         double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || *end || v < 0) {
+        if (s.empty() || *end || !std::isfinite(v) || v < 0) {
             err = key + ": not a non-negative number: '" + s + "'";
             return false;
         }
@@ -94,8 +95,12 @@ struct Reader {
         struct fy_node_pair *p;
         while ((p = fy_node_mapping_iterate(map, &it))) {
             std::string k = scalar(fy_node_pair_key(p));
-            if (!fn(k, fy_node_pair_value(p)))
+            if (!fn(k, fy_node_pair_value(p))) {
+                if (!line) // the innermost failing pair names the line
+                    line = line_of(fy_node_pair_value(p)) ? line_of(fy_node_pair_value(p))
+                                                         : line_of(fy_node_pair_key(p));
                 return false;
+            }
         }
         return true;
     }
@@ -108,6 +113,34 @@ template <typename T> bool set_uint(Reader &r, struct fy_node *v, const std::str
         return false;
     dst = (T)x;
     return true;
+}
+
+// bus.background_traffic: {share, burst_bytes, seed}.
+bool read_traffic(Reader &r, struct fy_node *n, TrafficScenario &t)
+{
+    return r.each(n, "bus.background_traffic", [&](const std::string &k, struct fy_node *v) {
+        if (k == "share") {
+            if (!r.dbl(v, "bus.background_traffic.share", t.share))
+                return false;
+            if (t.share > 1) {
+                r.err = "bus.background_traffic.share: a share of the bus bandwidth, 0..1, not " + r.scalar(v);
+                return false;
+            }
+            return true;
+        }
+        if (k == "burst_bytes") {
+            if (!set_uint(r, v, "bus.background_traffic.burst_bytes", t.burst_bytes))
+                return false;
+            if (t.burst_bytes == 0 || t.burst_bytes > 4096) {
+                r.err = "bus.background_traffic.burst_bytes: 1..4096, not " + r.scalar(v);
+                return false;
+            }
+            return true;
+        }
+        if (k == "seed") return set_uint(r, v, "bus.background_traffic.seed", t.seed);
+        r.err = "bus.background_traffic: unknown key '" + k + "' (share, burst_bytes, seed)";
+        return false;
+    });
 }
 
 bool read_fault(Reader &r, struct fy_node *n, FaultSpec &f)
@@ -141,7 +174,7 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
     }
     Reader r;
     bool ops_key = false;
-    int trace_line = 0;
+    int trace_line = 0, traffic_line = 0;
     struct fy_node *root = fy_document_root(fyd);
     bool ok = root && r.each(root, "scenario", [&](const std::string &k, struct fy_node *v) {
         if (k == "name") { sc.name = r.scalar(v); return true; }
@@ -151,6 +184,13 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         if (k == "clock_ns") return r.dbl(v, k, sc.clock_ns);
         if (k == "quantum_ns") return r.dbl(v, k, sc.quantum_ns);
         if (k == "dmi") return r.boolean(v, k, sc.dmi);
+        if (k == "timing") {
+            sc.timing = r.scalar(v);
+            if (sc.timing == "lt" || sc.timing == "at" || sc.timing == "off")
+                return true;
+            r.err = "timing: lt (loosely timed), at (approximately timed) or off (functional), not '" + sc.timing + "'";
+            return false;
+        }
         if (k == "seed") return set_uint(r, v, k, sc.seed);
         if (k == "spe")
             return r.each(v, "spe", [&](const std::string &s, struct fy_node *w) {
@@ -169,6 +209,29 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
                 if (s == "max_inflight") return set_uint(r, w, s, sc.max_inflight);
                 if (s == "fifo_bytes") return set_uint(r, w, s, sc.fifo_bytes);
                 if (s == "drain_bytes_per_cycle") return set_uint(r, w, s, sc.drain_bytes_per_cycle);
+                if (s == "write_bytes") {
+                    // 0: one write per record; else aligned blocks (cache lines) of a power of two.
+                    uint64_t x;
+                    if (!r.u64(w, "spe.write_bytes", x))
+                        return false;
+                    if (x && (x < 16 || x > 4096 || (x & (x - 1)))) {
+                        r.err = "spe.write_bytes: 0 (one write per record) or a power of two 16..4096, not " + r.scalar(w);
+                        return false;
+                    }
+                    sc.write_bytes = (uint32_t)x;
+                    return true;
+                }
+                if (s == "max_outstanding_writes") {
+                    uint64_t x;
+                    if (!r.u64(w, "spe.max_outstanding_writes", x))
+                        return false;
+                    if (x < 1 || x > 256) {
+                        r.err = "spe.max_outstanding_writes: 1..256, not " + r.scalar(w);
+                        return false;
+                    }
+                    sc.max_outstanding_writes = (uint32_t)x;
+                    return true;
+                }
                 r.err = "spe: unknown key '" + s + "'";
                 return false;
             });
@@ -260,12 +323,17 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
             return r.each(v, "bus", [&](const std::string &s, struct fy_node *w) {
                 if (s == "latency_ns") return r.dbl(w, s, sc.bus_latency_ns);
                 if (s == "bytes_per_ns") return r.dbl(w, s, sc.bus_bytes_per_ns);
+                if (s == "background_traffic") {
+                    traffic_line = Reader::line_of(w);
+                    return read_traffic(r, w, sc.traffic);
+                }
                 r.err = "bus: unknown key '" + s + "'";
                 return false;
             });
         if (k == "memory")
             return r.each(v, "memory", [&](const std::string &s, struct fy_node *w) {
                 if (s == "latency_ns") return r.dbl(w, s, sc.mem_latency_ns);
+                if (s == "write_latency_ns") return r.dbl(w, "memory.write_latency_ns", sc.mem_write_latency_ns);
                 r.err = "memory: unknown key '" + s + "'";
                 return false;
             });
@@ -296,6 +364,11 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         r.line = trace_line;
         r.err = "workload.trace: " + std::to_string(sc.workload.traces.size()) + " files for " +
                 std::to_string(sc.pes) + " PEs (a list has one file per PE; a single file is replayed by every PE)";
+        ok = false;
+    }
+    if (ok && sc.traffic.enabled() && !(sc.bus_bytes_per_ns > 0)) {
+        r.line = traffic_line;
+        r.err = "bus.background_traffic: needs a bus bandwidth (bus.bytes_per_ns > 0: 0 is unlimited)";
         ok = false;
     }
     if (!ok)

@@ -140,6 +140,7 @@ int sc_main(int, char **)
     sc.trbe.enabled = true;
     sc.trbe.buffer_bytes = 8192;
     sc.trbe.bytes = 64 * 1024;
+    sc.timing = "off"; // functional memory: the sample and wrap counts above assume no write stalls
     Platform p(sc);
     plat = &p;
     cpu = new Cpu("cpu");

@@ -70,7 +70,8 @@ void test_run_ends_unit_disabled(void **)
         trbu_stats st;
         trbu_get_stats(plat->trbu(p).unit(), &st);
         assert_true(st.bytes_written <= PAGE_OFF);
-        assert_true(st.bytes_discarded + st.bytes_written + st.bytes_padded >= BYTES - 4096);
+        // Refused bytes (memory-timing back-pressure) stay with the trace source, which drops them.
+        assert_true(st.bytes_discarded + st.bytes_written + st.bytes_padded + st.bytes_refused >= BYTES - 4096);
     }
 }
 

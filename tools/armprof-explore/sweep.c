@@ -307,7 +307,9 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
  * model ignores them (and says so); the platform model gets them as they are written. */
 static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "bus", "memory", "pmu",
                                              "faults", "spe.restart_after_fault", "spe.hw_flag_update",
-                                             "spe.ppi", "spe.el2_pmscr", "trbe.ppi", NULL };
+                                             "spe.ppi", "spe.el2_pmscr", "trbe.ppi",
+                                             /* memory timing (issue 12): the platform's for now */
+                                             "timing", "spe.write_bytes", "spe.max_outstanding_writes", NULL };
 
 static int append(char *buf, size_t cap, const char *key, const char *text)
 {
