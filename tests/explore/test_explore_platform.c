@@ -222,14 +222,86 @@ static void expect_error(const char *text, const char *msg)
 static void unsupported_rejected(void **s)
 {
     (void)s;
-    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  fifo_bytes: [64, 128]\n",
-                 "bad.yaml:4: fifo_bytes: the platform model (--model platform) cannot sweep it");
-    expect_error("ops: 1000\ndrain: 2\nsweep:\n  buffer_bytes: [4K, 8K]\n",
-                 "bad.yaml:2: drain = 2: the platform model (--model platform) has no such setting");
+    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  max_size: [6, 7]\n",
+                 "bad.yaml:4: max_size: the platform model (--model platform) cannot sweep it");
+    expect_error("ops: 1000\nalign: 2\nsweep:\n  buffer_bytes: [4K, 8K]\n",
+                 "bad.yaml:2: align = 2: the platform model (--model platform) has no such setting");
+    /* write_latency is the C level's cycle model: the platform takes write_latency_ns. */
+    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  write_latency: [0, uniform:10:20]\n",
+                 "bad.yaml:4: write_latency: the platform model (--model platform) cannot sweep it");
     expect_error("ops: 1000\nworkload:\n  mix: memory\nsweep:\n  buffer_bytes: [4K, 8K]\n",
                  "bad.yaml:3: mix = memory: the platform model");
     expect_error("ops: 1000\nspe_enabled: false\nsweep:\n  trbe_buffer_bytes: [8K, 16K]\n",
                  "bad.yaml:2: spe_enabled = false: the platform model");
+}
+
+/* The memory-timing keys (issue 12) reach armprof-vp's scenario: memory.write_latency_ns,
+ * bus.background_traffic, spe.write_bytes, spe.max_outstanding_writes and the FIFO depth, with
+ * the platform's own keys of the same sections kept; and a run of them gives the timing columns.
+ * More latency at a fixed FIFO never lowers collisions or the FIFO's high-water mark. */
+static void timing_keys(void **s)
+{
+    (void)s;
+    static ex_sweep t;
+    const char *text =
+        "name: platform-timing\n"
+        "ops: 200000\n"
+        "ops_per_cycle: 4\n"
+        "interval: 256\n"
+        "clock_ns: 0.5\n"
+        "timing: lt\n"
+        "dmi: false\n"
+        "spe:\n"
+        "  write_bytes: 64\n"
+        "  max_outstanding_writes: 2\n"
+        "  fifo_bytes: 256\n"
+        "bus:\n"
+        "  latency_ns: 12\n"
+        "  background_traffic: {share: 0.5, burst_bytes: 256}\n"
+        "memory:\n"
+        "  latency_ns: 20\n"
+        "sweep:\n"
+        "  memory.write_latency_ns: [0, 400]\n";
+    char err[1024] = "";
+    assert_int_equal(ex_sweep_load_string("timing.yaml", text, &t, err, sizeof(err)), 0);
+    /* background traffic needs the platform's bus: the C level says so, with the line */
+    assert_int_equal(ex_sweep_set_model(&t, EX_MODEL_C, err, sizeof(err)), -1);
+    if (!strstr(err, "timing.yaml:14: ") || !strstr(err, "background_traffic needs the platform's bus"))
+        fail_msg("C level: %s", err);
+    assert_int_equal(ex_sweep_set_model(&t, EX_MODEL_PLATFORM, err, sizeof(err)), 0);
+    ex_point_cfg cfg;
+    ex_point_build(&t, 1, &cfg);
+    char *y = ex_platform_scenario(&t, &cfg);
+    assert_non_null(y);
+    static const char *const want[] = { "\ntiming: lt\n", "\n  write_bytes: 64\n", "\n  max_outstanding_writes: 2\n",
+                                        "\n  fifo_bytes: 256\n",
+                                        "\nmemory: {latency_ns: 20, write_latency_ns: 400}\n",
+                                        "\nbus: {latency_ns: 12, background_traffic: {share: 0.5, burst_bytes: 256}}\n" };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!strstr(y, want[i]))
+            fail_msg("no '%s' in the scenario:\n%s", want[i], y);
+    assert_null(strstr(y, "drain_bytes_per_cycle")); /* not set: the platform's default */
+    free(y);
+    ex_run_opts ro = { .outdir = EXPLORE_TMP "/platform-timing", .jobs = 2, .fresh = true, .vp_path = ARMPROF_VP };
+    ex_run_stats st;
+    if (ex_sweep_run(&t, &ro, &st, err, sizeof(err)))
+        fail_msg("ex_sweep_run: %s", err);
+    csv r;
+    assert_int_equal(csv_load(EXPLORE_TMP "/platform-timing/results.csv", &r), 0);
+    assert_int_equal(r.nrow, 2);
+    int cl = csv_col(&r, "write_latency_ns"), cc = csv_col(&r, "collisions"), cf = csv_col(&r, "fifo_max_bytes");
+    int cs = csv_col(&r, "writer_stall_cycles"), co = csv_col(&r, "outstanding_writes_max");
+    int cm = csv_col(&r, "write_latency_mean_ns"), cx = csv_col(&r, "write_latency_max_ns");
+    assert_true(cl > 0 && cc > 0 && cf > 0 && cs > 0 && co > 0 && cm > 0 && cx > 0);
+    int r0 = r.v[0][cl] == 0 ? 0 : 1, r4 = 1 - r0;
+    assert_true(r.v[r4][cl] == 400);
+    assert_true(r.v[r4][cc] >= r.v[r0][cc]);
+    assert_true(r.v[r4][cf] >= r.v[r0][cf]);
+    assert_true(r.v[r4][cf] > r.v[r0][cf] || r.v[r4][cc] > r.v[r0][cc]); /* the latency shows */
+    assert_true(r.v[r4][cx] >= 400);               /* the memory's 400 ns, plus the bus */
+    assert_true(r.v[r4][cm] > r.v[r0][cm] + 300);
+    assert_true(r.v[r4][cs] > r.v[r0][cs]);
+    assert_true(r.v[r4][co] >= 1 && r.v[r4][co] <= 2);
 }
 
 int main(void)
@@ -242,6 +314,7 @@ int main(void)
         cmocka_unit_test(fork_server_failures),
         cmocka_unit_test(missing_metrics),
         cmocka_unit_test(unsupported_rejected),
+        cmocka_unit_test(timing_keys),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
