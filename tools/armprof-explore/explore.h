@@ -49,6 +49,7 @@ typedef struct ex_point_cfg {
     /* Memory timing (issue 12). write_latency_ns > 0 is a fixed latency: the platform's
      * memory.write_latency_ns, at C level rounded to cycles of clock_hz (run.lat_kind and
      * run.write_latency hold the C level's own cycle model, parameter write_latency). */
+    uint64_t timing;        /* index into ex_timing_names (lt, at, off) */
     double write_latency_ns;
     double bg_share;        /* bus.background_traffic.share (platform only; 0: none) */
     uint32_t bg_burst;      /* bus.background_traffic.burst_bytes */
@@ -81,6 +82,7 @@ void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v);
 extern const char *const ex_mix_names[];
 extern const char *const ex_trbe_mode_names[];  /* fill, wrap, circular (TRBLIMITR_EL1.FM) */
 extern const char *const ex_trbe_tm_names[];    /* stop, irq, ignore (TRBLIMITR_EL1.TM) */
+extern const char *const ex_timing_names[];     /* lt, at, off (armprof-vp's timing:) */
 void ex_point_cfg_default(ex_point_cfg *cfg);
 
 /* ----- Metrics ----------------------------------------------------------------------------------

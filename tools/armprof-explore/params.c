@@ -32,6 +32,8 @@ const char *const ex_mix_names[] = { "default", "compute", "memory", "branchy", 
 /* TRBLIMITR_EL1.FM and .TM, in the order of these tables. */
 const char *const ex_trbe_mode_names[] = { "fill", "wrap", "circular", NULL };
 const char *const ex_trbe_tm_names[] = { "stop", "irq", "ignore", NULL };
+/* armprof-vp's `timing:` (memory timing reaching the units); the platform's default first. */
+const char *const ex_timing_names[] = { "lt", "at", "off", NULL };
 static const unsigned trbe_fm_enc[] = { TRBU_FM_FILL, TRBU_FM_WRAP, TRBU_FM_CIRCULAR };
 static const unsigned trbe_tm_enc[] = { TRBU_TM_STOP, TRBU_TM_IRQ, TRBU_TM_IGNORE };
 
@@ -43,6 +45,8 @@ static const unsigned trbe_tm_enc[] = { TRBU_TM_STOP, TRBU_TM_IRQ, TRBU_TM_IGNOR
 /* A memory-timing parameter (ex_param_impl.timing). */
 #define T(n, al, k, lo, hi, h, pk, ft, f) \
     { { n, al, k, lo, hi, false, false, h, NULL, pk }, ft, OFF(f), TF_KEY | TF_IF_SET }
+#define TB(n, al, lo, hi, h, pk, ft, f) \
+    { { n, al, EX_U64, lo, hi, true, false, h, NULL, pk }, ft, OFF(f), TF_KEY | TF_IF_SET }
 /* An older parameter armprof-vp gained a key for: written only when set. */
 #define S(n, al, k, lo, hi, by, h, pk, ft, f) \
     { { n, al, k, lo, hi, by, false, h, NULL, pk }, ft, OFF(f), TF_IF_SET }
@@ -74,13 +78,16 @@ static const ex_param_impl params[] = {
       "spe.drain_bytes_per_cycle", FT_U32, run.spu.drain_bytes_per_cycle),
     S("inflight", "max_inflight", EX_U64, 1, 4096, false, "sampled operations in flight before a collision",
       "spe.max_inflight", FT_U32, run.spu.max_inflight),
+    { { "timing", NULL, EX_ENUM, 0, 2, false, false,
+        "memory timing: lt, at (platform: AT protocol; C level: as lt), off (functional: write latency 0)",
+        ex_timing_names, "timing" }, FT_ENUM, OFF(timing), TF_KEY | TF_IF_SET },
     T("write_latency_ns", "memory.write_latency_ns", EX_REAL, 0, 1e6,
       "fixed memory write latency, ns (C level: rounded to cycles of clock_hz)", "memory.write_latency_ns", FT_DBL,
       write_latency_ns),
     T("write_latency", NULL, EX_LATENCY, 0, 16777216,
       "C level: memory write latency in cycles: C, fixed:C, uniform:A:B or exp:MEAN (seeded per point)", NULL,
       FT_LAT, run.lat_kind),
-    T("write_bytes", NULL, EX_U64, 0, 4096,
+    TB("write_bytes", NULL, 0, 4096,
       "buffer writer's write size: 0 one write per record, else a power of two 16..4096 (e.g. 64-byte lines)",
       "spe.write_bytes", FT_U32, run.spu.write_bytes),
     T("max_outstanding_writes", NULL, EX_U64, 1, 256, "buffer writes in flight before the record FIFO stops draining",
@@ -88,7 +95,7 @@ static const ex_param_impl params[] = {
     T("background_traffic", "bus.background_traffic.share", EX_REAL, 0, 1,
       "platform: share of the bus bandwidth taken by seeded background read bursts (0: none)",
       "bus.background_traffic.share", FT_DBL, bg_share),
-    T("background_burst_bytes", "bus.background_traffic.burst_bytes", EX_U64, 1, 4096,
+    TB("background_burst_bytes", "bus.background_traffic.burst_bytes", 1, 4096,
       "platform: bytes per background burst", "bus.background_traffic.burst_bytes", FT_U32, bg_burst),
     T("background_seed", "bus.background_traffic.seed", EX_U64, 0, 18446744073709551615.0,
       "platform: seed of the background bursts (0: from the point's seed)", "bus.background_traffic.seed", FT_U64,
@@ -155,6 +162,7 @@ static const ex_param_impl params[] = {
 #undef U
 #undef B
 #undef T
+#undef TB
 #undef S
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 _Static_assert(sizeof(params) / sizeof(params[0]) <= EX_MAX_PARAMS, "raise EX_MAX_PARAMS");
@@ -432,6 +440,11 @@ void ex_point_cfg_default(ex_point_cfg *cfg)
  * cycle), else the write_latency model. */
 static int c_latency(ex_point_cfg *cfg, char *why, size_t whylen)
 {
+    if (cfg->timing == 2) { /* off: the functional behaviour, as armprof-vp's timing: off */
+        cfg->run.lat_kind = SPE_LAT_FIXED;
+        cfg->run.write_latency = cfg->run.write_latency_max = 0;
+        return 0;
+    }
     if (cfg->write_latency_ns <= 0)
         return 0;
     if (cfg->run.lat_kind != SPE_LAT_FIXED || cfg->run.write_latency != 0) {

@@ -271,12 +271,17 @@ static void recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax
         int pick = -1;
         double pick_worst = 0, best = INFINITY;
         int best_k = -1;
+        /* best: the lowest worst point of any size (between equal ones the larger), not only of
+         * the sizes scanned before the first one over the target */
         for (int k = sa->nvals - 1; k >= 0; k--) {
             agg g = aggregate(sw, res, metric, size_ax, order[k], other_ax, o, -1, 0);
             if (g.max < best) {
                 best = g.max;
                 best_k = k;
             }
+        }
+        for (int k = sa->nvals - 1; k >= 0; k--) {
+            agg g = aggregate(sw, res, metric, size_ax, order[k], other_ax, o, -1, 0);
             if (!(g.max < target))
                 break;
             pick = k;

@@ -84,8 +84,11 @@ static const char *suggest(const char *name)
 {
     const char *best = NULL;
     size_t bestd = 4;
-    for (size_t p = 0; p < ex_param_count(); p++) {
-        const char *cand = ex_param(p)->name;
+    for (size_t q = 0; q < 2 * ex_param_count(); q++) {
+        size_t p = q / 2;
+        const char *cand = q % 2 ? ex_param(p)->alias : ex_param(p)->name;
+        if (!cand)
+            continue;
         size_t la = strlen(name), lb = strlen(cand);
         if (la > 40 || lb > 40)
             continue;
@@ -308,9 +311,7 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
  * model ignores them (and says so); the platform model gets them as they are written. */
 static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "pmu", "faults",
                                              "spe.restart_after_fault", "spe.hw_flag_update", "spe.ppi",
-                                             "spe.el2_pmscr", "trbe.ppi",
-                                             /* memory timing: lt | at | off (issue 12) */
-                                             "timing", NULL };
+                                             "spe.el2_pmscr", "trbe.ppi", NULL };
 
 static int append(char *buf, size_t cap, const char *key, const char *text)
 {
