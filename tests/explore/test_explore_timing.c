@@ -297,8 +297,8 @@ static void recommendation_by_hand(void **s)
     assert_non_null(strstr(b2, "\n64 30 30 2\n256 0.5 0.5 2\n1024 1.3 2 2\n"));
     t = slurp(EXPLORE_TMP "/timing-reco/collisions_vs_fifo.plt");
     assert_non_null(t);
-    assert_non_null(strstr(t, "title 'memory write latency 0 ns'"));
-    assert_non_null(strstr(t, "title 'memory write latency 200 ns'"));
+    assert_non_null(strstr(t, "title 'write latency 0 ns'"));
+    assert_non_null(strstr(t, "title 'write latency 200 ns'"));
 }
 
 /* A real tiny sweep: its recommendation lines are the ones the CSV gives by the rule above. */

@@ -88,7 +88,7 @@ static agg aggregate(const ex_sweep *sw, const ex_result *res, int metric, int a
  * swept of the memory system's parameters (memory latency first), else the drain bandwidth. The
  * other axes are aggregated (plot: mean; recommendation: worst point). */
 static const struct { const char *param, *unit, *label; } line_axes[] = {
-    { "write_latency_ns", " ns", "memory write latency %s ns" },
+    { "write_latency_ns", " ns", "write latency %s ns" },
     { "write_latency", " cycles", "write latency %s cycles" },
     { "background_traffic", "", "background traffic %s" },
     { "max_outstanding_writes", "", "%s outstanding writes" },
@@ -376,7 +376,10 @@ static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char 
     fprintf(p, "set title \"%s: collision rate against record FIFO depth%s\"\n", name,
             per > 1 ? " (mean over the other parameters)" : "");
     fprintf(p, "set xlabel 'record FIFO depth (bytes)'\nset ylabel 'collision rate (%% of sample points)'\n");
-    fprintf(p, "set grid\nset key right center box opaque\nset yrange [0:*]\n");
+    /* The drain lines flatten towards the right; memory-latency lines do not: their key goes
+     * beside the plot. */
+    fprintf(p, "set grid\nset key %s box opaque\nset yrange [0:*]\n",
+            da >= 0 && strcmp(line_axes[which].param, "drain") ? "outside right center" : "right center");
     if (pow2)
         fprintf(p, "set logscale x 2\nset format x '%%.0f'\n");
     fprintf(p, "set style line 99 lc rgb '#b02020' dt 2 lw 1.5\n");
