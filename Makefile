@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 CTEST_FLAGS ?= --output-on-failure -j$(JOBS)
 
-.PHONY: all deps configure build run test bench nightly fuzz clean
+.PHONY: all deps configure build run test bench nightly fuzz package clean
 
 all: build
 
@@ -41,6 +41,10 @@ endif
 
 fuzz: build
 	@scripts/fuzz.sh $(BUILD)
+
+# The Debian package (CPack): $(BUILD)/armprof_<version>_<arch>.deb, `apt install ./$(BUILD)/armprof_*.deb`.
+package: build
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) out

@@ -115,6 +115,18 @@ public:
     // Reads the buffer through the memory path with the owning regime (debug, untimed).
     size_t debug_read(const armprof_regime &rg, uint64_t addr, uint8_t *buf, size_t len);
 
+    // The host pointer of `addr` when the DMI region granted for the owning regime covers it
+    // (*avail: bytes from there to the region's end), else nullptr: lets a driver's dump be
+    // written straight from the buffer's memory.
+    const uint8_t *dmi_view(uint64_t addr, size_t *avail) const
+    {
+        uint64_t off = addr - dmi_start_;
+        if (!dmi_valid_ || off > dmi_last_)
+            return nullptr;
+        *avail = (size_t)(dmi_last_ - off + 1);
+        return dmi_host_ + off;
+    }
+
 protected:
     // `period`: the unit's clock (latencies are counted in these cycles).
     BufferPort(const char *socket_name, sc_core::sc_time period);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // memory.cpp: TLM-2.0 memory with DMI and error regions.
 #include "memory.h"
+#include "report.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -15,8 +16,10 @@ Memory::Memory(sc_module_name name, uint64_t size, sc_time latency)
     : sc_module(name), socket("socket"), size_(size), latency_(latency), write_latency_(latency)
 {
     mem_ = static_cast<uint8_t *>(std::calloc(size, 1));
-    if (!mem_)
-        throw std::bad_alloc();
+    if (!mem_) {
+        SC_REPORT_ERROR(report::kMemory, (std::string(basename()) + ": cannot allocate " + std::to_string(size) + " bytes").c_str());
+        throw std::bad_alloc(); // the handler returned: the memory still cannot be built
+    }
     socket.register_b_transport(this, &Memory::b_transport);
     socket.register_transport_dbg(this, &Memory::transport_dbg);
     socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);

@@ -68,6 +68,8 @@ public:
     void stop_pmu();
 
     bool done() const { return finished_; }
+    // The RTL sampler this PE is clocked against (spe.sampler: rtl), or nullptr.
+    const SpuRtl *rtl() const { return cfg_.rtl; }
     uint64_t ops_done() const { return done_; }
     sc_core::sc_event finished_event;
 

@@ -19,8 +19,10 @@ namespace armprof {
  *  - irq: PMUIRQ (overflow), a level.
  *  - events: units connect their armprof_host_ops.event / .pmu_freeze to event_sink() /
  *    freeze_sink() with user = unit() (the model's pmu_event_sink / pmu_freeze_sink).
- *  - time: the model counts cycles of `period` (CPU_CYCLES, capture latency); the module
- *    wakes itself at pmu_cycles_to_next_event() (a Capture event completing).
+ *  - time: the model counts cycles of `period` (CPU_CYCLES, capture latency) in integer
+ *    SystemC ticks; the module wakes itself only at the earlier of pmu_cycles_to_next_event()
+ *    (a Capture event completing) and pmu_cycles_to_overflow() (a counter of cycles
+ *    overflowing), never per cycle.
  */
 class PmuModule : public sc_core::sc_module {
 public:
@@ -37,10 +39,12 @@ public:
 
     armprof_err reg_read(uint32_t enc, uint64_t *val);
     armprof_err reg_write(uint32_t enc, uint64_t val);
-    armprof_err set_pe_context(const armprof_pe_ctx &ctx) { return pmu_set_pe_context(pmu_, &ctx); }
+    // Direct accesses (no SystemC time of their own); during simulation they drive PMUIRQ and
+    // reschedule the module's wake, as accesses through `regs` do.
+    armprof_err set_pe_context(const armprof_pe_ctx &ctx);
 
     void advance_to(const sc_core::sc_time &t);
-    sc_core::sc_time model_time() const { return period_ * (double)pmu_now(pmu_); }
+    sc_core::sc_time model_time() const;
     bool irq_level() const { return level_; }
     bool irq_changed() const { return level_ != driven_; }
     void flush_irq();

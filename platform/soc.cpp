@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // soc.cpp: builds and runs the virtual platform of a scenario.
 #include "soc.h"
+#include "report.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -156,7 +157,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         ctx.el = 2;
         s.set_pe_context(ctx);
         if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, AP_BIT(6) | AP_BIT(4)) != ARMPROF_OK)
-            throw std::runtime_error("PMSCR_EL2 write at EL2 refused");
+            ARMPROF_REPORT_ERROR(report::kSoc, "PMSCR_EL2 write at EL2 refused");
         ctx.el = 1;
         s.set_pe_context(ctx);
 
@@ -175,7 +176,13 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
             ac, [sp](uint32_t e, uint64_t *v) { return sp->reg_read(e, v); },
             [sp](uint32_t e, uint64_t v) { return sp->reg_write(e, v); }, [sp] { sp->psb_csync(); },
             [this, p, sp](uint64_t a, uint8_t *b, size_t l) { return sp->debug_read(regime(p), a, b, l); },
-            [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
+            [this, p, dump](const uint8_t *b, size_t l) {
+                if (dump_sink_)
+                    dump_sink_(p, false, b, l);
+                else
+                    dump->insert(dump->end(), b, b + l);
+            }));
+        agents_.back()->set_mem_view([sp](uint64_t a, size_t *avail) { return sp->dmi_view(a, avail); });
 
         Pe::Config pc;
         pc.index = p;
@@ -261,7 +268,13 @@ void Platform::build_trbe(const sc_time &clk)
             ac, [tp](uint32_t e, uint64_t *v) { return tp->reg_read(e, v); },
             [tp](uint32_t e, uint64_t v) { return tp->reg_write(e, v); }, [tp] { tp->tsb_csync(); },
             [this, p, tp](uint64_t a, uint8_t *b, size_t l) { return tp->debug_read(trbe_regime(p), a, b, l); },
-            [dump](const uint8_t *b, size_t l) { dump->insert(dump->end(), b, b + l); }));
+            [this, p, dump](const uint8_t *b, size_t l) {
+                if (dump_sink_)
+                    dump_sink_(p, true, b, l);
+                else
+                    dump->insert(dump->end(), b, b + l);
+            }));
+        tagents_.back()->set_mem_view([tp](uint64_t a, size_t *avail) { return tp->dmi_view(a, avail); });
 
         TraceSource::Config sc;
         sc.bytes = tb.bytes;
@@ -476,6 +489,10 @@ void Platform::run()
                                 [](const std::unique_ptr<TraceSource> &t) { return t->done(); });
         if (done)
             break;
+        if (stop_flag_ && *stop_flag_) {
+            interrupted_ = true; // the dumps hold every buffer the drivers consumed so far
+            break;
+        }
         sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
     }
     // Memory timing: the units' writes still outstanding and the bus's queue complete first (an
@@ -486,7 +503,8 @@ void Platform::run()
         sc_start(sc_time(sc_.quantum_ns, SC_NS));
 
     // Let the units finish what they have in flight, then end the PMU sessions.
-    sc_start(sc_time(sc_.quantum_ns, SC_NS));
+    if (!interrupted_)
+        sc_start(sc_time(sc_.quantum_ns, SC_NS));
     for (auto &p : pe_)
         p->stop_pmu();
 }

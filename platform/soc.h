@@ -3,6 +3,7 @@
 #ifndef ARMPROF_PLATFORM_SOC_H
 #define ARMPROF_PLATFORM_SOC_H
 
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -182,6 +183,15 @@ public:
     armprof_regime regime(unsigned pe) const;
     void trace(sc_core::sc_trace_file *tf);
     void set_progress(std::function<void(double)> fn) { progress_ = std::move(fn); }
+    // Where the drivers' dumps go as they consume their buffers (set before run()): without a
+    // sink they are kept in spe_dump() / trbe_dump() (tests); with one nothing is kept here, so
+    // memory does not grow with the output. trbe: the TRBE driver's dump, else the SPE driver's.
+    using DumpSink = std::function<void(unsigned pe, bool trbe, const uint8_t *data, size_t len)>;
+    void set_dump_sink(DumpSink fn) { dump_sink_ = std::move(fn); }
+    // run() returns early, without draining the units, once *flag is non-zero (a signal
+    // handler sets it); interrupted() then says so.
+    void set_stop_flag(const volatile std::sig_atomic_t *flag) { stop_flag_ = flag; }
+    bool interrupted() const { return interrupted_; }
 
 private:
     void build_tables();
@@ -229,6 +239,9 @@ private:
     std::vector<std::unique_ptr<PmuAgent>> pagents_;
     std::vector<uint16_t> pmu_events_;
     std::function<void(double)> progress_;
+    DumpSink dump_sink_;
+    const volatile std::sig_atomic_t *stop_flag_ = nullptr;
+    bool interrupted_ = false;
     std::vector<double> frac_;
 };
 

@@ -2,6 +2,8 @@
 // spe_agent.cpp: arm_spe_pmu-like programming and servicing of the SPU.
 #include "spe_agent.h"
 
+#include <algorithm>
+
 #include "armprof/bits.h"
 
 namespace armprof {
@@ -62,16 +64,37 @@ void SpeAgent::start()
     running_ = true;
 }
 
+// Streams [base, upto) to the sink as it is consumed: straight from the buffer's memory where
+// a DMI view covers it, otherwise through debug reads of at most a page, so nothing of the
+// buffer's size is held here. A short read (a page the fault injection unmapped) ends the copy
+// there, as one debug read of the whole range would.
 void SpeAgent::copy_out(uint64_t upto)
 {
     if (upto <= cfg_.base || upto > cfg_.base + cfg_.size)
         return;
-    size_t n = (size_t)(upto - cfg_.base);
-    tmp_.resize(n);
-    size_t got = mem_(cfg_.base, tmp_.data(), n);
-    if (sink_)
-        sink_(tmp_.data(), got);
-    st_.bytes_copied += got;
+    constexpr size_t CHUNK = 4096;
+    uint64_t a = cfg_.base;
+    while (a < upto) {
+        size_t left = (size_t)(upto - a), avail = 0;
+        const uint8_t *host = view_ ? view_(a, &avail) : nullptr;
+        if (host && avail) {
+            size_t n = std::min(left, avail);
+            if (sink_)
+                sink_(host, n);
+            st_.bytes_copied += n;
+            a += n;
+            continue;
+        }
+        size_t n = std::min(left, CHUNK - (size_t)(a & (CHUNK - 1)));
+        tmp_.resize(CHUNK);
+        size_t got = mem_(a, tmp_.data(), n);
+        if (sink_ && got)
+            sink_(tmp_.data(), got);
+        st_.bytes_copied += got;
+        if (got != n)
+            return;
+        a += n;
+    }
 }
 
 std::string SpeAgent::fault_kind(uint64_t pmbsr)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // spu_module.cpp: SPU wrapper: memory port over TLM (with DMI), register socket, PMBIRQ, self-scheduling.
 #include "spu_module.h"
+#include "report.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -18,12 +19,13 @@ SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
     ops.irq = &SpuModule::cb_irq;
     ops.event = &PmuOutputs::cb_event<SpuModule>;
     ops.pmu_freeze = &PmuOutputs::cb_freeze<SpuModule>;
+    ops.log = &report::model_log<SpuModule, report::kSpu>;
     ops.user = this;
     armprof_err e = spu_open(&cfg, &ops, &spu_);
     if (e != ARMPROF_OK) {
         char why[160] = "";
         spu_config_validate(&cfg, why, sizeof why);
-        throw std::invalid_argument(std::string("spu_open: ") + armprof_strerror(e) + ": " + why);
+        ARMPROF_REPORT_ERROR(report::kSpu, std::string("spu_open: ") + armprof_strerror(e) + ": " + why);
     }
     regs.register_b_transport(this, &SpuModule::regs_b_transport);
     SC_HAS_PROCESS(SpuModule);

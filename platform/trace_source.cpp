@@ -32,6 +32,23 @@ void TraceSource::sync_irq()
     trbu_.flush_irq();
 }
 
+// Hands `len` bytes to the unit; those it refused (trbu_stats.bytes_refused grew: back-pressure,
+// the tail of the bytes) become `held`, those it discarded (unit disabled) are gone. Returns the
+// bytes it took.
+size_t TraceSource::hand_over(trbu_t *t, const uint8_t *data, size_t len, std::vector<uint8_t> &held)
+{
+    trbu_stats before, after;
+    trbu_get_stats(t, &before);
+    size_t a = trbu_trace_bytes(t, data, len);
+    trbu_get_stats(t, &after);
+    uint64_t refused = after.bytes_refused - before.bytes_refused;
+    if (refused > len - a)
+        refused = len - a;
+    std::vector<uint8_t> rest(data + len - refused, data + len);
+    held.swap(rest);
+    return a;
+}
+
 void TraceSource::run()
 {
     qk_.reset();
@@ -48,7 +65,11 @@ void TraceSource::run()
     uint64_t since_trig = 0, next_trig = cfg_.trigger_every ? 1 + ap_prng64_below(&rng, 2 * cfg_.trigger_every) : 0;
     bool irq = false;
     uint64_t irq_at = 0;
-    while (produced_ < cfg_.bytes) {
+    // Bytes the unit refused (memory-timing back-pressure: its internal buffer is full behind
+    // outstanding writes) stay here and are offered again: the trace unit stalls rather than
+    // dropping trace, so a slow memory delays the trace instead of losing it.
+    std::vector<uint8_t> held;
+    while (produced_ < cfg_.bytes || !held.empty()) {
         if (trbu_.irq_level() && !irq) {
             irq = true;
             irq_at = trbu_now(t);
@@ -61,12 +82,23 @@ void TraceSource::run()
             sync_irq();
             continue;
         }
+        if (!held.empty()) {
+            size_t a = hand_over(t, held.data(), held.size(), held);
+            // Stalled: wait for the unit's next event (a write accepted) before offering again.
+            uint64_t c = a ? (a / cfg_.bytes_per_cycle ? a / cfg_.bytes_per_cycle : 1) : trbu_cycles_to_next_event(t);
+            trbu_advance(t, c == 0 || c == UINT64_MAX ? 1 : c);
+            sync_irq();
+            qk_.set(trbu_.model_time() > sc_time_stamp() ? trbu_.model_time() - sc_time_stamp() : SC_ZERO_TIME);
+            if (qk_.need_sync())
+                qk_.sync();
+            continue;
+        }
         uint64_t n = 1 + ap_prng64_below(&rng, 2 * (uint64_t)cfg_.mean_burst - 1);
         if (n > cfg_.bytes - produced_)
             n = cfg_.bytes - produced_;
         for (uint64_t i = 0; i < n; i++)
             burst[i] = (uint8_t)((produced_ + i) % 29 == 0 ? ap_prng64_next(&rng) : (produced_ + i) & 0x7F);
-        trbu_trace_bytes(t, burst.data(), (size_t)n);
+        hand_over(t, burst.data(), (size_t)n, held);
         produced_ += n;
         since_trig += n;
         if (cfg_.trigger_every && since_trig >= next_trig) {

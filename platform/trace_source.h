@@ -4,6 +4,7 @@
 #define ARMPROF_PLATFORM_TRACE_SOURCE_H
 
 #include <cstdint>
+#include <vector>
 
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -49,6 +50,7 @@ private:
     TrbuModule &trbu_;
     TrbeAgent &agent_;
     tlm_utils::tlm_quantumkeeper qk_;
+    size_t hand_over(trbu_t *t, const uint8_t *data, size_t len, std::vector<uint8_t> &held);
     uint64_t produced_ = 0, triggers_ = 0;
     bool finished_ = false;
 };

@@ -37,13 +37,25 @@ bool TrbeAgent::probe()
     return true;
 }
 
+// Streams [from, to) of the buffer to the sink: straight from the buffer's memory where a DMI
+// view covers it, otherwise through debug reads of at most a page.
 void TrbeAgent::consume(uint64_t from, uint64_t to)
 {
     if (to <= from)
         return;
-    tmp_.resize(4096);
+    constexpr size_t CHUNK = 4096;
+    tmp_.resize(CHUNK);
     for (uint64_t o = from; o < to;) {
-        size_t n = (size_t)std::min<uint64_t>(to - o, tmp_.size());
+        size_t avail = 0;
+        const uint8_t *host = view_ ? view_(cfg_.base + o, &avail) : nullptr;
+        if (host && avail) {
+            size_t n = (size_t)std::min<uint64_t>(to - o, avail);
+            sink_(host, n);
+            st_.bytes_copied += n;
+            o += n;
+            continue;
+        }
+        size_t n = (size_t)std::min<uint64_t>(to - o, CHUNK - ((cfg_.base + o) & (CHUNK - 1)));
         size_t got = mem_(cfg_.base + o, tmp_.data(), n);
         if (got != n) // unreadable (the page was unmapped by a fault injection): holes read as 0
             std::fill(tmp_.begin() + (long)got, tmp_.begin() + (long)n, 0);

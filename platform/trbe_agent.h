@@ -41,6 +41,9 @@ public:
     using RegWrite = std::function<armprof_err(uint32_t, uint64_t)>;
     using MemRead = std::function<size_t(uint64_t addr, uint8_t *buf, size_t len)>;
     using Sink = std::function<void(const uint8_t *, size_t)>;
+    // Optional: the host pointer of a buffer address and the bytes readable from it (nullptr:
+    // no direct view there, the dump reads through MemRead).
+    using MemView = std::function<const uint8_t *(uint64_t addr, size_t *avail)>;
 
     TrbeAgent(const Config &cfg, RegRead rd, RegWrite wr, std::function<void()> tsb_csync, MemRead mem, Sink sink);
 
@@ -49,6 +52,7 @@ public:
     bool on_irq(uint64_t now_ns); // services TRBIRQ; true when TRBSR_EL1.IRQ was set
     void stop();
     bool running() const { return running_; }
+    void set_mem_view(MemView v) { view_ = std::move(v); }
 
     struct Event { uint64_t when_ns, trbsr, trbptr; };
     const std::vector<Event> &events() const { return events_; }
@@ -76,6 +80,7 @@ private:
     std::function<void()> csync_;
     MemRead mem_;
     Sink sink_;
+    MemView view_;
     bool running_ = false;
     uint64_t align_ = 1, head_ = 0;
     // The last fault and where the session restarted after it (permanent fault detection).

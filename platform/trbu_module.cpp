@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // trbu_module.cpp: TRBU wrapper: memory port over TLM (with DMI), register socket, TRBIRQ, self-scheduling.
 #include "trbu_module.h"
+#include "report.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -18,12 +19,13 @@ TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time peri
     ops.irq = &TrbuModule::cb_irq;
     ops.event = &PmuOutputs::cb_event<TrbuModule>;
     ops.pmu_freeze = &PmuOutputs::cb_freeze<TrbuModule>;
+    ops.log = &report::model_log<TrbuModule, report::kTrbu>;
     ops.user = this;
     armprof_err e = trbu_open(&cfg, &ops, &trbu_);
     if (e != ARMPROF_OK) {
         char why[160] = "";
         trbu_config_validate(&cfg, why, sizeof why);
-        throw std::invalid_argument(std::string("trbu_open: ") + armprof_strerror(e) + ": " + why);
+        ARMPROF_REPORT_ERROR(report::kTrbu, std::string("trbu_open: ") + armprof_strerror(e) + ": " + why);
     }
     regs.register_b_transport(this, &TrbuModule::regs_b_transport);
     SC_HAS_PROCESS(TrbuModule);

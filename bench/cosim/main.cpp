@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: bench-cosim: the C model's spu_cycle() beside the Verilated counter/FIFO RTL, same stimulus.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cosim.h"
@@ -91,26 +93,42 @@ int main(int argc, char **argv)
     // "C model + harness" is apcosim::bench's figure: ModelSide::step_lean() per cycle, which also
     // builds the cycle's spu_op array from the stimulus. "C model step" times the model alone
     // (model_step_cps above). The RTL figure is the Verilated model driven by the same stimulus.
-    std::printf("%-40s %14s %14s %12s %8s %8s\n", "stimulus", "C model step", "C + harness",
-                "RTL", "ratio", "(+harn)");
+    // Rounds are paired: each round measures the model step and the RTL back to back (the
+    // order alternating), and the ratio is taken per round; min / median / max over the rounds.
+    const int rounds = 5;
+    std::printf("%-40s %10s %10s %10s   %-22s %-22s\n", "stimulus", "step M/s", "+harn M/s", "RTL M/s",
+                "step/RTL min/med/max", "(+harn)/RTL min/med/max");
     for (const Mix &m : mixes) {
-        apcosim::BenchResult best;
-        double step_best = 0;
-        for (int rep = 0; rep < 3; rep++) {
+        std::vector<double> step, harn, rtl, r_step, r_harn;
+        for (int rep = 0; rep < rounds; rep++) {
+            double sc = 0;
+            if (rep % 2 == 0)
+                sc = model_step_cps(m.cfg, 42, cycles);
             apcosim::BenchResult b = apcosim::bench(m.cfg, 42, cycles);
-            if (b.model_cps > best.model_cps)
-                best.model_cps = b.model_cps;
-            if (b.rtl_cps > best.rtl_cps)
-                best.rtl_cps = b.rtl_cps;
-            double sc = model_step_cps(m.cfg, 42, cycles);
-            if (sc > step_best)
-                step_best = sc;
+            if (rep % 2 == 1)
+                sc = model_step_cps(m.cfg, 42, cycles);
+            step.push_back(sc);
+            harn.push_back(b.model_cps);
+            rtl.push_back(b.rtl_cps);
+            r_step.push_back(sc / b.rtl_cps);
+            r_harn.push_back(b.model_cps / b.rtl_cps);
         }
-        std::printf("%-40s %13.2fM %13.2fM %11.2fM %7.1fx %7.1fx\n", m.name, step_best / 1e6,
-                    best.model_cps / 1e6, best.rtl_cps / 1e6, step_best / best.rtl_cps,
-                    best.model_cps / best.rtl_cps);
+        auto med = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        auto mmm = [&med](const std::vector<double> &v) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.1f/%.1f/%.1fx", *std::min_element(v.begin(), v.end()), med(v),
+                          *std::max_element(v.begin(), v.end()));
+            return std::string(buf);
+        };
+        std::printf("%-40s %10.2f %10.2f %10.2f   %-22s %-22s target >= 5x%s\n", m.name, med(step) / 1e6,
+                    med(harn) / 1e6, med(rtl) / 1e6, mmm(r_step).c_str(), mmm(r_harn).c_str(),
+                    med(r_step) >= 5.0 ? "" : " BELOW");
     }
-    std::printf("cycles/s, best of 3, %llu cycles each; ratio = C model step / RTL (target >= 5x)\n",
-                (unsigned long long)cycles);
+    std::printf("cycles/s (medians), %d paired rounds of %llu cycles; ratio = C model step / RTL per round "
+                "(target >= 5x at the median)\n",
+                rounds, (unsigned long long)cycles);
     return 0;
 }

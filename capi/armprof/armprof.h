@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define ARMPROF_VERSION_STRING "0.1.0"
+#include "armprof/version.h" /* ARMPROF_VERSION, ARMPROF_VERSION_STRING, armprof_version() */
 
 /*
  * System register encodings, packed the way Linux's sys_reg() packs them:
@@ -103,7 +103,11 @@ typedef struct armprof_pe_ctx {
     bool mdcr2_tpms;             /* MDCR_EL2.TPMS */
     uint8_t mdcr2_e2tb;          /* MDCR_EL2.E2TB, 2 bits */
     uint8_t mdcr2_pmsse;         /* MDCR_EL2.PMSSE, 2 bits (FEAT_PMUv3_SS) */
-    uint8_t mdcr2_hpmn;          /* MDCR_EL2.HPMN */
+    uint8_t mdcr2_hpmn;          /* MDCR_EL2.HPMN; ARMPROF_MDCR2_HPMN_N: PMCR_EL0.N (its reset value) */
+    bool mdcr2_hpme;             /* MDCR_EL2.HPME: enables event counters [HPMN..N-1] (EL2's) */
+    bool mdcr2_hpmd;             /* MDCR_EL2.HPMD: no counting at EL2 by counters [0..HPMN-1] */
+    bool mdcr2_hlp;              /* MDCR_EL2.HLP (FEAT_PMUv3p5): counters [HPMN..N-1] overflow at 64 bits */
+    bool mdcr2_hpmfzs;           /* MDCR_EL2.HPMFZS (FEAT_SPEv1p2): SPE freeze of [HPMN..N-1] */
     /* HCR_EL2 */
     bool hcr_tge;                /* HCR_EL2.TGE */
     bool hcr_e2h;                /* HCR_EL2.E2H */
@@ -152,7 +156,12 @@ enum {
     ARMPROF_FGT_TRBIDR = 1u << 6
 };
 
-/* A reset-like context: EL1 Non-secure, EL2 and EL3 implemented, owning EL1 (NSPB=0b11, E2PB=0b11). */
+/* MDCR_EL2.HPMN value that stands for PMCR_EL0.N, which a context does not know: every event counter
+ * in the first range. The PMU takes any HPMN above N as N (docs/implementation-defined.md). */
+#define ARMPROF_MDCR2_HPMN_N 0xFF
+
+/* A reset-like context: EL1 Non-secure, EL2 and EL3 implemented, owning EL1 (NSPB=0b11, E2PB=0b11),
+ * MDCR_EL2.HPMN = PMCR_EL0.N (ARMPROF_MDCR2_HPMN_N) as after a reset. */
 void armprof_pe_ctx_default(armprof_pe_ctx *ctx);
 /* Current Security state derived from SCR_EL3.{NS,NSE} and PSTATE.EL. */
 armprof_security armprof_pe_security(const armprof_pe_ctx *ctx);

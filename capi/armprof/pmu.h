@@ -144,6 +144,10 @@ void pmu_count_event(pmu_t *pmu, uint16_t event, uint64_t n);
 void pmu_advance(pmu_t *pmu, uint64_t cycles);
 /* Cycles until a Capture in progress completes, or UINT64_MAX. */
 uint64_t pmu_cycles_to_next_event(const pmu_t *pmu);
+/* Cycles until PMCCNTR_EL0 or a counter of CPU_CYCLES next overflows (sets its PMOVSSET_EL0 bit,
+ * perhaps raising PMUIRQ) if nothing else changes, or UINT64_MAX (none, or none within 2^62). A host that does not advance
+ * the PMU continually wakes it then (PmuModule does); between wakes pmu_advance() is O(1). */
+uint64_t pmu_cycles_to_overflow(const pmu_t *pmu);
 uint64_t pmu_now(const pmu_t *pmu);
 
 /* Hooks with the exact signatures of armprof_host_ops.event / .pmu_freeze, so that a host

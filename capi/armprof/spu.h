@@ -201,17 +201,25 @@ void spu_set_drain_stall(spu_t *spu, bool stall);
 
 /* Asynchronous memory port (ARMPROF_MEM_PENDING): the answer to the oldest pending write, at
  * the unit's current time (spu_advance() it there first). ARMPROF_ERR_BUSY if no write is
- * pending, ARMPROF_ERR_INVAL for a bad status (PENDING again, or NULL). */
+ * pending, ARMPROF_ERR_INVAL for a bad status (PENDING again, or NULL).
+ * Answers take effect in issue order (a synchronous answer behind a pending one waits for it).
+ * Writes are issued only at events: a host of this form runs the unit from event to event
+ * (spu_cycles_to_next_event()) so that it never passes a pending answer's time; the port call
+ * sees spu_now() = the issue cycle, and an answer takes effect no earlier than the end of that
+ * cycle's edge (latency >= 1). PSB CSYNC cannot hurry pending writes (docs/integration.md). */
 armprof_err spu_mem_complete(spu_t *spu, const armprof_mem_result *res);
 /* Writes issued to the memory port and not yet accepted (synchronous and pending ones). */
 uint32_t spu_writes_outstanding(const spu_t *spu);
-/* The buffer writer takes bytes from the record FIFO at the next clock edge: fewer than
+/* The buffer writer takes bytes from the record FIFO at the next clock edge (up to
+ * drain_bytes_per_cycle, even if its writes fill up on the way): fewer than
  * max_outstanding_writes writes are outstanding and no buffer full event waits for them. A host
  * with an external sampler feeds this to its FIFO's drain `ready` input before the edge. */
 bool spu_drain_ready(const spu_t *spu);
 
 /* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
- * In-flight operations are left to complete. */
+ * In-flight operations are left to complete. With memory timing: synchronous answers take
+ * effect at once; a pending write and what waits behind it stay (spu_writes_outstanding()):
+ * answer them and call it again (the PE's DSB waits for the writes, seed 001 §3.6). */
 void spu_psb_csync(spu_t *spu);
 
 /* ----- Observation ---------------------------------------------------------------------------- */

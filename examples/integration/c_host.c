@@ -31,6 +31,11 @@ static void irq(void *user, bool level) { (void)user; irq_level = level; }
 
 int main(void)
 {
+    /* The library it runs with is the one it was compiled for. */
+    if (strcmp(armprof_version(), ARMPROF_VERSION_STRING) != 0) {
+        fprintf(stderr, "libarmprof %s, headers %s\n", armprof_version(), ARMPROF_VERSION_STRING);
+        return 1;
+    }
     spu_config cfg;
     spu_config_default(&cfg);
     armprof_host_ops ops = { .mem_write = mem_write, .irq = irq };

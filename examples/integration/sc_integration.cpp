@@ -8,7 +8,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "spu_module.h"
+#include <armprof/systemc/spu_module.h>
 
 using namespace sc_core;
 

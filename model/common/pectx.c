@@ -18,6 +18,7 @@ void armprof_pe_ctx_default(armprof_pe_ctx *ctx)
     ctx->mdcr2_e2tb = 0x3;
     ctx->mdcr3_pmsse = 0x3;
     ctx->mdcr2_pmsse = 0x3;
+    ctx->mdcr2_hpmn = ARMPROF_MDCR2_HPMN_N; /* resets to PMCR_EL0.N: no counter reserved for EL2 */
     ctx->timer_enabled = true;
 }
 

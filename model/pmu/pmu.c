@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pmu.c: PMU event counters and PMU snapshot Capture events (Arm ARM D13.9, FEAT_PMUv3_SS). */
 #include "armprof/pmu.h"
+#include "pmu/pmu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@
 #define CNT_F0 AP_BIT(PMU_INSTRUCTION_COUNTER_ID)
 
 #define PMU_STATE_TAG 0x504D5530u /* "PMU0" */
-#define PMU_STATE_VERSION 2u /* 2: FEAT_PCSRv8p9 state */
+#define PMU_STATE_VERSION 3u /* 2: FEAT_PCSRv8p9 state; 3: armprof_pe_ctx MDCR_EL2.{HPME,HPMD,HLP,HPMFZS} */
 
 #define PCS_LO AP_GENMASK(31, 0)
 #define PCS_PC_HI AP_GENMASK(55, 32)
@@ -79,13 +80,41 @@ enum {
 };
 
 struct pmu {
+    /*
+     * Hot state first, together: what every pmu_count_event() / pmu_advance() touches.
+     *
+     * Lazy time: `now` runs ahead, the counters counting cycles hold their value as of
+     * `settled`. They are settled before anything reads them or changes what counts, and when
+     * `due` cycles after `settled` one of them overflows, so every overflow flag (and PMUIRQ)
+     * is set in the same pmu_advance() call as when each cycle was applied at once.
+     */
+    bool reference;            /* pmu_set_reference_mode(): no caches, no lazy time */
+    bool capture_pending;      /* PMSSCR_EL1.SS == 1: a Capture event in progress */
+    bool ev64;                 /* cfg.feat_pmuv3p5: 64-bit event counters */
+    uint64_t events_in;        /* pmu_stats.events_in, kept here beside the rest of the hot state */
+    uint64_t now;
+    uint64_t settled;
+    uint64_t due;              /* UINT64_MAX: no counter counting cycles can overflow */
+    /*
+     * Derived state, so that counting an event or advancing time costs a few instructions:
+     * recomputed by reconfigure() whenever an input of CountPMUEvents() changes (a register
+     * write, the PE context, the SPE freeze level, reset, restore), never on the counting path.
+     */
+    uint64_t count_mask;       /* counters for which CountPMUEvents() is TRUE: <n>, C (31), F0 (32) */
+    uint64_t cycle_mask;       /* counters that count cycles: C and EVTCOUNT == CPU_CYCLES */
+    uint64_t wide_mask;        /* counters that overflow at bit 63 (compute_wide_mask) */
+    /* evmap by event number, direct-mapped (EVHASH); a slot two events share says so and the
+     * lookup falls back to evmap. */
+    struct {
+        uint64_t mask;
+        uint16_t tag;
+        uint8_t state;         /* 0 empty, 1 one event (tag), 2 shared */
+    } evh[64];
     pmu_config cfg;
     armprof_host_ops ops;
     armprof_pe_ctx ctx;
     uint64_t vals[S__COUNT];
     ap_regfile rf;
-    uint64_t now;
-    bool capture_pending;      /* PMSSCR_EL1.SS == 1: a Capture event in progress */
     uint64_t capture_remaining; /* cycles until it completes */
     bool spe_stopped;          /* SPEFreezeOnEvent's PMBLIMITR_EL1.{E,PMFZ}=={1,1} && S == 1 */
     bool powered;
@@ -101,6 +130,11 @@ struct pmu {
     void *sample_user;
     pmu_brbe_freeze_fn brbe_fn;
     void *brbe_user;
+    struct {
+        uint16_t event;
+        uint64_t mask;
+    } evmap[PMU_MAX_COUNTERS + 1]; /* each event counted now -> the counters counting it */
+    unsigned n_evmap;
 };
 
 static bool is_evcntr(unsigned s) { return s >= S_EVCNTR0 && s < S_EVCNTR0 + PMU_MAX_COUNTERS; }
@@ -157,6 +191,47 @@ static uint64_t counter_mask(const pmu_t *p)
     return m;
 }
 
+/* ----- Counter ranges (MDCR_EL2.HPMN) -------------------------------------------------------- */
+
+/*
+ * Effective MDCR_EL2.HPMN. Values above PMCR_EL0.N (ARMPROF_MDCR2_HPMN_N among them) are
+ * CONSTRAINED UNPREDICTABLE (Unpredictable_CounterReservedForEL2): the model takes them as N, no
+ * counter reserved for EL2. HPMN == 0 behaves as with FEAT_HPMN0: every counter is EL2's.
+ */
+static unsigned hpmn_eff(const pmu_t *p)
+{
+    unsigned n = p->cfg.num_counters, h = p->ctx.mdcr2_hpmn;
+    return h > n ? n : h;
+}
+
+/* PMUCounterIsHyp() for every event counter: [HPMN..N-1] when EL2 is implemented (HaveEL(EL2),
+ * whether or not it is enabled in the current Security state). Never C or F0. */
+static uint64_t hyp_mask(const pmu_t *p)
+{
+    unsigned n = p->cfg.num_counters, h = hpmn_eff(p);
+    if (!p->ctx.have_el2 || h >= n)
+        return 0;
+    return AP_GENMASK(n - 1, h);
+}
+
+/* GetNumEventCountersAccessible(): at EL1 and EL0 with EL2 enabled in the current Security
+ * state, HPMN; otherwise N (the second range is also EL1's when EL2 is disabled). */
+static unsigned counters_accessible(const pmu_t *p)
+{
+    const armprof_pe_ctx *c = &p->ctx;
+    if (c->el <= 1 && armprof_pe_el2_enabled(c, armprof_pe_security(c)))
+        return hpmn_eff(p);
+    return p->cfg.num_counters;
+}
+
+/* Bits of PMCNTEN*, PMINTEN*, PMOVS*, PMSWINC_EL0 the current context may see: bits of event
+ * counters at or above counters_accessible() are RAZ/WI. */
+static uint64_t access_mask(const pmu_t *p)
+{
+    unsigned a = counters_accessible(p), n = p->cfg.num_counters;
+    return a >= n ? ~0ull : ~AP_GENMASK(n - 1, a);
+}
+
 /* ----- Access checks ----------------------------------------------------------------------- */
 
 /*
@@ -175,6 +250,9 @@ static armprof_err pmu_check(void *unit, const ap_regdef *r, bool write)
         return ARMPROF_ERR_NOREG;
     int n = slot_counter(s);
     if (n >= 0 && n >= p->cfg.num_counters)
+        return ARMPROF_ERR_UNDEFINED;
+    /* n >= GetNumEventCountersAccessible(): EL2's counter, UNDEFINED at EL1 and EL0 */
+    if (n >= 0 && (unsigned)n >= counters_accessible(p))
         return ARMPROF_ERR_UNDEFINED;
     if (s == S_SWINC && !write)
         return ARMPROF_ERR_UNDEFINED;
@@ -232,29 +310,38 @@ static bool filtered(const armprof_pe_ctx *c, uint64_t f)
     }
 }
 
-/* SPEFreezeOnEvent(idx): PMCR_EL0.FZS with the SPU's freeze level (FEAT_SPEv1p2). */
-static bool spe_freeze_on_event(const pmu_t *p, unsigned idx)
+/* SPEFreezeOnEvent(idx): PMCR_EL0.FZS, or MDCR_EL2.HPMFZS for a counter reserved for EL2 (also
+ * when EL2 is disabled in the current Security state), with the SPU's freeze level. */
+static bool spe_freeze_on_event(const pmu_t *p, unsigned idx, bool hyp)
 {
     if (!p->cfg.feat_spev1p2 || !p->cfg.feat_pmuv3p7)
         return false;
     if (idx == PMU_CYCLE_COUNTER_ID && !p->cfg.feat_spe_dpfzs)
         return false; /* FZS does not affect the cycle counter without FEAT_SPE_DPFZS */
-    return p->spe_stopped && (p->vals[S_PMCR] & PMCR_FZS);
+    bool fz = hyp ? p->ctx.mdcr2_hpmfzs : (p->vals[S_PMCR] & PMCR_FZS) != 0;
+    return p->spe_stopped && fz;
 }
 
+/* CountPMUEvents(idx), first counter range and second (MDCR_EL2.HPMN). */
 static bool count_enabled(const pmu_t *p, unsigned idx)
 {
     const armprof_pe_ctx *c = &p->ctx;
     if (c->debug_state)
         return false; /* event counting is disabled in Debug state */
     uint64_t pmcr = p->vals[S_PMCR];
-    bool enabled = (pmcr & PMCR_E) && (p->vals[S_CNTENSET] & AP_BIT(idx));
+    bool hyp = idx < PMU_MAX_COUNTERS && (hyp_mask(p) & AP_BIT(idx));
+    /* Main enable: MDCR_EL2.HPME for a counter reserved for EL2, else PMCR_EL0.E. */
+    bool e = hyp ? c->mdcr2_hpme : (pmcr & PMCR_E) != 0;
+    bool enabled = e && (p->vals[S_CNTENSET] & AP_BIT(idx));
     bool prohibited = false;
     armprof_security ss = armprof_pe_security(c);
     /* Secure state or EL3 with MDCR_EL3.SPME == 0 (MDCR_EL3.MPMX taken as 0). */
     if (c->have_el3 && (ss == ARMPROF_SECURE || c->el == 3))
         prohibited = !c->mdcr3_spme;
-    bool frozen = spe_freeze_on_event(p, idx);
+    /* At EL2, MDCR_EL2.HPMD prohibits the counters not reserved for EL2 (FEAT_PMUv3p1). */
+    if (!prohibited && c->el == 2 && !hyp)
+        prohibited = c->mdcr2_hpmd;
+    bool frozen = spe_freeze_on_event(p, idx, hyp);
     if (idx == PMU_CYCLE_COUNTER_ID) {
         /* PMCR_EL0.DP disables the cycle counter when counting is prohibited or frozen;
          * otherwise neither affects it. */
@@ -265,10 +352,13 @@ static bool count_enabled(const pmu_t *p, unsigned idx)
     return enabled && !prohibited && !frozen && !filtered(c, filter_reg(p, idx));
 }
 
+/* CheckForPMUOverflow(): an overflow flag with its interrupt enabled, of a counter whose main
+ * enable is on (MDCR_EL2.HPME for the counters reserved for EL2, PMCR_EL0.E for the others). */
 static void update_irq(pmu_t *p)
 {
-    bool level = (p->vals[S_PMCR] & PMCR_E) &&
-                 (p->vals[S_OVSSET] & p->vals[S_INTENSET] & counter_mask(p)) != 0;
+    uint64_t pend = p->vals[S_OVSSET] & p->vals[S_INTENSET] & counter_mask(p);
+    uint64_t hyp = hyp_mask(p);
+    bool level = ((p->vals[S_PMCR] & PMCR_E) && (pend & ~hyp)) || (p->ctx.mdcr2_hpme && (pend & hyp));
     if (level != p->irq) {
         p->irq = level;
         if (p->ops.irq)
@@ -276,51 +366,207 @@ static void update_irq(pmu_t *p)
     }
 }
 
-/* Add n to counter idx; set its overflow flag on unsigned overflow at 32 or 64 bits. */
-static void counter_add(pmu_t *p, unsigned idx, uint64_t n)
+/* The counters that set their overflow flag on unsigned overflow at bit 63 (else at bit 31):
+ * PMCCNTR_EL0 with PMCR_EL0.LC; PMICNTR_EL0 always (its Effective PMCR_EL0.LP is 1); with
+ * FEAT_PMUv3p5 the event counters with PMCR_EL0.LP, or MDCR_EL2.HLP for those reserved for EL2. */
+static uint64_t compute_wide_mask(const pmu_t *p)
 {
-    uint64_t pmcr = p->vals[S_PMCR];
-    unsigned slot;
-    bool wide; /* overflow at bit 63 (else at bit 31) */
-    bool keep64 = true;
-    if (idx == PMU_CYCLE_COUNTER_ID) {
-        slot = S_CCNTR;
-        wide = pmcr & PMCR_LC;
-    } else if (idx == PMU_INSTRUCTION_COUNTER_ID) {
-        slot = S_ICNTR;
-        wide = true; /* the Effective value of PMCR_EL0.LP is 1 for PMICNTR_EL0 */
-    } else {
-        slot = S_EVCNTR0 + idx;
-        keep64 = p->cfg.feat_pmuv3p5;
-        wide = keep64 && (pmcr & PMCR_LP);
+    uint64_t pmcr = p->vals[S_PMCR], m = CNT_F0;
+    if (pmcr & PMCR_LC)
+        m |= CNT_C;
+    if (p->cfg.feat_pmuv3p5 && p->cfg.num_counters) {
+        uint64_t hyp = hyp_mask(p), all = AP_GENMASK(p->cfg.num_counters - 1, 0);
+        if (pmcr & PMCR_LP)
+            m |= all & ~hyp;
+        if (p->ctx.mdcr2_hlp)
+            m |= hyp;
     }
+    return m;
+}
+
+/* Counter idx's slot, whether it overflows at bit 63 (else at bit 31), whether it has 64 bits. */
+static void counter_geometry(const pmu_t *p, unsigned idx, unsigned *slot, bool *wide, bool *keep64)
+{
+    uint64_t wide_mask = p->reference ? compute_wide_mask(p) : p->wide_mask;
+    *wide = (wide_mask & AP_BIT(idx)) != 0;
+    *keep64 = idx >= PMU_MAX_COUNTERS || p->ev64;
+    *slot = idx == PMU_CYCLE_COUNTER_ID         ? S_CCNTR
+            : idx == PMU_INSTRUCTION_COUNTER_ID ? S_ICNTR
+                                                : S_EVCNTR0 + idx;
+}
+
+/* Add n to counter idx; set its overflow flag on unsigned overflow at 32 or 64 bits (true). */
+static bool counter_add(pmu_t *p, unsigned idx, uint64_t n)
+{
+    unsigned slot;
+    bool wide, keep64;
+    counter_geometry(p, idx, &slot, &wide, &keep64);
     uint64_t old = p->vals[slot];
     uint64_t nv = old + n;
     bool ovf = wide ? nv < old : n > 0xFFFFFFFFull - (old & 0xFFFFFFFFull);
     p->vals[slot] = keep64 ? nv : (nv & 0xFFFFFFFFull);
     if (ovf)
         p->vals[S_OVSSET] |= AP_BIT(idx);
+    return ovf;
 }
 
-static void count_event(pmu_t *p, uint16_t event, uint64_t n)
+/* ----- Cached enables and lazy time ------------------------------------------------------- */
+
+/* CountPMUEvents() of every implemented counter, as a counter mask. */
+static uint64_t compute_count_mask(const pmu_t *p)
+{
+    uint64_t m = 0;
+    for (unsigned i = 0; i < p->cfg.num_counters; i++)
+        if (count_enabled(p, i))
+            m |= AP_BIT(i);
+    if (count_enabled(p, PMU_CYCLE_COUNTER_ID))
+        m |= CNT_C;
+    if (p->cfg.feat_pmuv3_icntr && count_enabled(p, PMU_INSTRUCTION_COUNTER_ID))
+        m |= CNT_F0;
+    return m;
+}
+
+static uint64_t compute_cycle_mask(const pmu_t *p)
+{
+    uint64_t m = CNT_C;
+    for (unsigned i = 0; i < p->cfg.num_counters; i++)
+        if (ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == PMU_EV_CPU_CYCLES)
+            m |= AP_BIT(i);
+    return m;
+}
+
+/* The counters that count now; in reference mode evaluated afresh on every call. */
+static uint64_t counting(const pmu_t *p)
+{
+    return p->reference ? compute_count_mask(p) : p->count_mask;
+}
+
+static uint64_t counting_cycles(const pmu_t *p)
+{
+    return p->reference ? compute_count_mask(p) & compute_cycle_mask(p)
+                        : p->count_mask & p->cycle_mask;
+}
+
+/* Increments until counter idx sets its overflow flag (at bit 31 or 63), saturated. */
+static uint64_t overflow_distance(const pmu_t *p, unsigned idx)
+{
+    unsigned slot;
+    bool wide, keep64;
+    counter_geometry(p, idx, &slot, &wide, &keep64);
+    uint64_t v = p->vals[slot];
+    if (wide)
+        return v ? 0 - v : UINT64_MAX;
+    return 0x100000000ull - (v & 0xFFFFFFFFull);
+}
+
+static void update_due(pmu_t *p)
+{
+    uint64_t d = UINT64_MAX;
+    for (uint64_t m = counting_cycles(p); m; m &= m - 1) {
+        uint64_t x = overflow_distance(p, (unsigned)__builtin_ctzll(m));
+        if (x < d)
+            d = x;
+    }
+    p->due = d;
+}
+
+/* Apply the pending cycles to PMCCNTR_EL0 and the counters of CPU_CYCLES. */
+static void settle(pmu_t *p)
+{
+    uint64_t n = p->now - p->settled;
+    if (!n)
+        return;
+    p->settled = p->now;
+    for (uint64_t m = counting_cycles(p); m; m &= m - 1)
+        counter_add(p, (unsigned)__builtin_ctzll(m), n);
+    update_due(p);
+}
+
+/* After an input of CountPMUEvents() changed (the caller settled before the change). */
+static void evmap_add(pmu_t *p, uint16_t event, unsigned idx)
+{
+    unsigned k = 0;
+    while (k < p->n_evmap && p->evmap[k].event != event)
+        k++;
+    if (k == p->n_evmap) {
+        p->evmap[k].event = event;
+        p->evmap[k].mask = 0;
+        p->n_evmap++;
+    }
+    p->evmap[k].mask |= AP_BIT(idx);
+}
+
+#define EVHASH(e) ((unsigned)((e) ^ ((e) >> 7)) & 63u)
+
+static void reconfigure(pmu_t *p)
+{
+    p->count_mask = compute_count_mask(p);
+    p->cycle_mask = compute_cycle_mask(p);
+    p->wide_mask = compute_wide_mask(p);
+    p->n_evmap = 0;
+    for (uint64_t m = p->count_mask & AP_GENMASK(30, 0); m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        evmap_add(p, (uint16_t)ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]), i);
+    }
+    if (p->count_mask & CNT_F0)
+        evmap_add(p, PMU_EV_INST_RETIRED, PMU_INSTRUCTION_COUNTER_ID);
+    memset(p->evh, 0, sizeof(p->evh));
+    for (unsigned k = 0; k < p->n_evmap; k++) {
+        unsigned h = EVHASH(p->evmap[k].event);
+        if (p->evh[h].state) {
+            p->evh[h].state = 2;
+        } else {
+            p->evh[h].state = 1;
+            p->evh[h].tag = p->evmap[k].event;
+            p->evh[h].mask = p->evmap[k].mask;
+        }
+    }
+    update_due(p);
+}
+
+/* The counters that count `event` now (CountPMUEvents and EVTCOUNT; F0 for INST_RETIRED). */
+static uint64_t counters_of(const pmu_t *p, uint16_t event)
+{
+    if (p->reference) {
+        uint64_t on = compute_count_mask(p), m = 0;
+        for (unsigned i = 0; i < p->cfg.num_counters; i++)
+            if ((on & AP_BIT(i)) && ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == event)
+                m |= AP_BIT(i);
+        if (event == PMU_EV_INST_RETIRED)
+            m |= on & CNT_F0;
+        return m;
+    }
+    unsigned h = EVHASH(event);
+    if (p->evh[h].state != 2)
+        return p->evh[h].state && p->evh[h].tag == event ? p->evh[h].mask : 0;
+    for (unsigned k = 0; k < p->n_evmap; k++)
+        if (p->evmap[k].event == event)
+            return p->evmap[k].mask;
+    return 0;
+}
+
+/* True when an overflow flag was set. */
+static bool count_event(pmu_t *p, uint16_t event, uint64_t n)
 {
     if (n == 0)
-        return;
-    for (unsigned i = 0; i < p->cfg.num_counters; i++)
-        if (ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == event && count_enabled(p, i))
-            counter_add(p, i, n);
-    if (p->cfg.feat_pmuv3_icntr && event == PMU_EV_INST_RETIRED &&
-        count_enabled(p, PMU_INSTRUCTION_COUNTER_ID))
-        counter_add(p, PMU_INSTRUCTION_COUNTER_ID, n);
+        return false;
+    if (event == PMU_EV_CPU_CYCLES)
+        settle(p); /* pending cycles first, so that an overflow is flagged where it was */
+    bool ovf = false;
+    for (uint64_t m = counters_of(p, event); m; m &= m - 1)
+        ovf |= counter_add(p, (unsigned)__builtin_ctzll(m), n);
+    if (event == PMU_EV_CPU_CYCLES)
+        update_due(p);
+    return ovf;
 }
 
 void pmu_count_event(pmu_t *p, uint16_t event, uint64_t n)
 {
     if (!p)
         return;
-    p->stats.events_in += n;
-    count_event(p, event, n);
-    update_irq(p);
+    p->events_in += n;
+    if (count_event(p, event, n))
+        update_irq(p); /* PMUIRQ changes only with a new overflow flag */
 }
 
 /* ----- Capture events (RSCLCQ, RYWLFL, RTSYTY) --------------------------------------------- */
@@ -451,6 +697,7 @@ static void pcs_take(pmu_t *p, bool valid)
 /* PMUCaptureEvent(), run when the Capture event completes. */
 static void capture_complete(pmu_t *p)
 {
+    settle(p); /* the counters as they are at the completing cycle */
     p->capture_pending = false;
     p->capture_remaining = 0;
     if (pmu_capture_state_now(p) != PMU_CAPTURE_ALLOWED) {
@@ -569,29 +816,44 @@ static uint64_t read_clr(void *unit, const ap_regdef *r, uint64_t stored)
 {
     const pmu_t *p = unit;
     (void)stored;
-    return p->vals[set_slot_of(r->slot)];
+    return p->vals[set_slot_of(r->slot)] & access_mask(p);
+}
+
+static uint64_t read_set(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    (void)r;
+    return stored & access_mask(unit);
 }
 
 static uint64_t prewrite_set(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
-    (void)unit; (void)r;
-    return old | v;
+    (void)r;
+    return old | (v & access_mask(unit));
 }
 
 static void postwrite_clr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     pmu_t *p = unit;
     (void)old;
-    p->vals[set_slot_of(r->slot)] &= ~v;
+    p->vals[set_slot_of(r->slot)] &= ~(v & access_mask(p));
     p->vals[r->slot] = 0;
+}
+
+/* PMCR_EL0.N read at EL1 or EL0 with EL2 enabled in the current Security state: MDCR_EL2.HPMN. */
+static uint64_t read_pmcr(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    (void)r;
+    return (stored & ~PMCR_N) | ap_field_prep(PMCR_N, counters_accessible(unit));
 }
 
 static void postwrite_pmcr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     pmu_t *p = unit;
     (void)r; (void)old;
-    if (v & PMCR_P) /* ClearEventCounters(): PMEVCNTR<n>_EL0 only */
-        for (unsigned i = 0; i < p->cfg.num_counters; i++)
+    /* ClearEventCounters(): PMEVCNTR<n>_EL0 only; at EL1 and EL0 with EL2 enabled, not the
+     * counters reserved for EL2 */
+    if (v & PMCR_P)
+        for (unsigned i = 0; i < counters_accessible(p); i++)
             p->vals[S_EVCNTR0 + i] = 0;
     if (v & PMCR_C) /* ZeroCycleCounter() */
         p->vals[S_CCNTR] = 0;
@@ -602,11 +864,13 @@ static void postwrite_swinc(void *unit, const ap_regdef *r, uint64_t old, uint64
 {
     pmu_t *p = unit;
     (void)r; (void)old;
-    /* PMUSwIncrement(): SW_INCR on each counter whose bit is 1 and that counts SW_INCR. */
+    /* PMUSwIncrement(): SW_INCR on each counter whose bit is 1 and that counts SW_INCR; bits of
+     * counters the current context cannot access are WI. */
+    v &= access_mask(p);
     for (unsigned i = 0; i < p->cfg.num_counters; i++)
         if ((v & AP_BIT(i)) &&
             ap_field_get(EVT_EVTCOUNT, p->vals[S_EVTYPER0 + i]) == PMU_EV_SW_INCR &&
-            count_enabled(p, i))
+            (counting(p) & AP_BIT(i)))
             counter_add(p, i, 1);
     p->vals[S_SWINC] = 0;
 }
@@ -637,7 +901,7 @@ static void postwrite_sscr(void *unit, const ap_regdef *r, uint64_t old, uint64_
 
 #define REG(nm, e, s, ...) { .name = nm, .enc = (e), .slot = (s), .check = pmu_check, __VA_ARGS__ }
 #define CNTMASK_SET(nm, e, s) \
-    REG(nm, e, s, .prewrite = prewrite_set, .res0_extra = res0_counter_mask)
+    REG(nm, e, s, .read = read_set, .prewrite = prewrite_set, .res0_extra = res0_counter_mask)
 #define CNTMASK_CLR(nm, e, s) \
     REG(nm, e, s, .read = read_clr, .postwrite = postwrite_clr, .res0_extra = res0_counter_mask)
 #define FILTER_RES0 (AP_GENMASK(63, 32) | EVT_MT | EVT_T | AP_GENMASK(19, 16))
@@ -654,7 +918,7 @@ static void postwrite_sscr(void *unit, const ap_regdef *r, uint64_t old, uint64_
 
 static const ap_regdef pmu_regdefs[] = {
     REG("PMCR_EL0", PMU_PMCR_EL0, S_PMCR, .res0 = AP_GENMASK(63, 33) | AP_BIT(10) | AP_BIT(8),
-        .ro = PMCR_N | PMCR_IDCODE | PMCR_IMP, .res0_extra = res0_pmcr,
+        .ro = PMCR_N | PMCR_IDCODE | PMCR_IMP, .res0_extra = res0_pmcr, .read = read_pmcr,
         .postwrite = postwrite_pmcr),
     CNTMASK_SET("PMCNTENSET_EL0", PMU_PMCNTENSET_EL0, S_CNTENSET),
     CNTMASK_CLR("PMCNTENCLR_EL0", PMU_PMCNTENCLR_EL0, S_CNTENCLR),
@@ -705,6 +969,7 @@ static uint64_t reset_value(const pmu_t *p, const ap_regdef *r)
 
 static void do_reset(pmu_t *p, bool cold)
 {
+    settle(p); /* counters that keep their value over a Warm reset count up to it */
     ap_reg_reset(&p->rf, cold);
     for (size_t i = 0; i < PMU_NREGS; i++)
         p->vals[pmu_regdefs[i].slot] = (pmu_regdefs[i].flags & AP_REG_NORESET) && !cold
@@ -720,6 +985,7 @@ static void do_reset(pmu_t *p, bool cold)
     p->pcsctl = p->cfg.feat_pcsr && p->cfg.pcsr_en_imp ? PMU_PMPCSCTL_IMP : 0;
     p->pcs_suspended = !p->cfg.pcsr_active_at_reset;
     p->pcs_first = false;
+    reconfigure(p);
     update_irq(p);
 }
 
@@ -787,10 +1053,14 @@ armprof_err pmu_open(const pmu_config *cfg, const armprof_host_ops *ops, pmu_t *
     armprof_err e = pmu_config_validate(cfg, NULL, 0);
     if (e != ARMPROF_OK)
         return e;
-    pmu_t *p = calloc(1, sizeof(*p));
+    /* Cache-line aligned, so that the hot state at the start shares as few lines as it can. */
+    size_t size = (sizeof(pmu_t) + 63) & ~(size_t)63;
+    pmu_t *p = aligned_alloc(64, size);
     if (!p)
         return ARMPROF_ERR_NOMEM;
+    memset(p, 0, size);
     p->cfg = *cfg;
+    p->ev64 = cfg->feat_pmuv3p5;
     if (ops)
         p->ops = *ops;
     armprof_pe_ctx_default(&p->ctx);
@@ -819,7 +1089,10 @@ armprof_err pmu_set_pe_context(pmu_t *p, const armprof_pe_ctx *ctx)
 {
     if (!p || !ctx || ctx->el > 3)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     p->ctx = *ctx;
+    reconfigure(p);
+    update_irq(p);
     return ARMPROF_OK;
 }
 
@@ -843,7 +1116,7 @@ static armprof_err redirect(const pmu_t *p, uint32_t *enc)
         *enc = PMU_PMCCFILTR_EL0;
         return ARMPROF_OK;
     }
-    if (sel >= p->cfg.num_counters)
+    if (sel >= counters_accessible(p))
         return ARMPROF_ERR_UNDEFINED;
     *enc = *enc == PMU_PMXEVTYPER_EL0 ? PMU_PMEVTYPER_EL0(sel) : PMU_PMEVCNTR_EL0(sel);
     return ARMPROF_OK;
@@ -853,6 +1126,7 @@ armprof_err pmu_reg_read(pmu_t *p, uint32_t enc, uint64_t *val)
 {
     if (!p || !val)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     const ap_regdef *r = ap_reg_find(&p->rf, enc);
     if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
         armprof_err e = pmu_check(p, r, false);
@@ -868,6 +1142,7 @@ armprof_err pmu_reg_write(pmu_t *p, uint32_t enc, uint64_t val)
 {
     if (!p)
         return ARMPROF_ERR_INVAL;
+    settle(p);
     const ap_regdef *r = ap_reg_find(&p->rf, enc);
     if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
         armprof_err e = pmu_check(p, r, true);
@@ -877,8 +1152,10 @@ armprof_err pmu_reg_write(pmu_t *p, uint32_t enc, uint64_t val)
             return e;
     }
     armprof_err e = ap_reg_write(&p->rf, enc, val);
-    if (e == ARMPROF_OK)
+    if (e == ARMPROF_OK) {
+        reconfigure(p); /* PMCR_EL0, PMCNTEN*, PMEVTYPER*, filters, counter values */
         update_irq(p);
+    }
     return e;
 }
 
@@ -886,6 +1163,8 @@ armprof_err pmu_reg_peek(const pmu_t *p, uint32_t enc, uint64_t *val)
 {
     if (!p || !val)
         return ARMPROF_ERR_INVAL;
+    /* Settling pending cycles changes no observable state: the counters read as if settled. */
+    settle((pmu_t *)p);
     armprof_err e = redirect(p, &enc);
     if (e != ARMPROF_OK)
         return e;
@@ -936,24 +1215,27 @@ armprof_err pmu_reg_info_at(const pmu_t *p, size_t index, pmu_reg_info *info)
 
 /* ----- Time, freeze, observation ----------------------------------------------------------- */
 
-static void tick(pmu_t *p, uint64_t cycles)
-{
-    if (count_enabled(p, PMU_CYCLE_COUNTER_ID))
-        counter_add(p, PMU_CYCLE_COUNTER_ID, cycles);
-    count_event(p, PMU_EV_CPU_CYCLES, cycles);
-    p->now += cycles;
-}
-
 void pmu_advance(pmu_t *p, uint64_t cycles)
 {
     if (!p)
         return;
+    if (!p->capture_pending && !p->reference) {
+        /* The common case: O(1) unless an overflow is due (PMUIRQ only changes then). */
+        p->now += cycles;
+        if (p->now - p->settled >= p->due) {
+            settle(p);
+            update_irq(p);
+        }
+        return;
+    }
     while (cycles) {
         uint64_t step = cycles;
         if (p->capture_pending && p->capture_remaining < step)
             step = p->capture_remaining;
-        tick(p, step);
+        p->now += step;
         cycles -= step;
+        if (p->reference || p->now - p->settled >= p->due)
+            settle(p); /* an overflow is due in this step */
         if (p->capture_pending) {
             p->capture_remaining -= step;
             if (p->capture_remaining == 0)
@@ -966,6 +1248,20 @@ void pmu_advance(pmu_t *p, uint64_t cycles)
 uint64_t pmu_cycles_to_next_event(const pmu_t *p)
 {
     return p->capture_pending ? p->capture_remaining : UINT64_MAX;
+}
+
+uint64_t pmu_cycles_to_overflow(const pmu_t *p)
+{
+    uint64_t left = p->due - (p->now - p->settled);
+    /* further than 2^62 cycles (a 64-bit counter's overflow): as none */
+    return p->due == UINT64_MAX || left > (1ull << 62) ? UINT64_MAX : left;
+}
+
+void pmu_set_reference_mode(pmu_t *p, bool on)
+{
+    settle(p);
+    p->reference = on;
+    reconfigure(p);
 }
 
 uint64_t pmu_now(const pmu_t *p) { return p->now; }
@@ -1122,16 +1418,27 @@ void pmu_freeze_sink(void *pmu)
     pmu_set_spe_freeze(p, true);
 }
 
-void pmu_set_spe_freeze(pmu_t *p, bool stopped) { p->spe_stopped = stopped; }
+void pmu_set_spe_freeze(pmu_t *p, bool stopped)
+{
+    if (p->spe_stopped == stopped)
+        return;
+    settle(p);
+    p->spe_stopped = stopped;
+    reconfigure(p);
+}
 
 bool pmu_spe_frozen(const pmu_t *p)
 {
-    return spe_freeze_on_event(p, 0);
+    return spe_freeze_on_event(p, 0, false); /* the first range (PMCR_EL0.FZS) */
 }
 
 bool pmu_irq_level(const pmu_t *p) { return p->irq; }
 
-void pmu_get_stats(const pmu_t *p, pmu_stats *st) { *st = p->stats; }
+void pmu_get_stats(const pmu_t *p, pmu_stats *st)
+{
+    *st = p->stats;
+    st->events_in = p->events_in;
+}
 
 /* ----- Checkpoints ------------------------------------------------------------------------- */
 
@@ -1151,6 +1458,7 @@ armprof_err pmu_save(const pmu_t *p, uint8_t *buf, size_t cap, size_t *len)
 {
     if (!p || !len)
         return ARMPROF_ERR_INVAL;
+    settle((pmu_t *)p); /* the state holds settled counters; no observable change */
     ap_state_writer w;
     ap_state_begin(&w, buf, cap, PMU_STATE_TAG, PMU_STATE_VERSION, cfg_hash(&p->cfg));
     for (unsigned i = 0; i < S__COUNT; i++)
@@ -1159,8 +1467,10 @@ armprof_err pmu_save(const pmu_t *p, uint8_t *buf, size_t cap, size_t *len)
     ap_state_put_u32(&w, p->capture_pending | (p->spe_stopped << 1) | (p->powered << 2) |
                              (p->irq << 3));
     ap_state_put_u64(&w, p->capture_remaining);
-    const uint64_t *st = (const uint64_t *)&p->stats;
-    for (size_t i = 0; i < sizeof(p->stats) / sizeof(uint64_t); i++)
+    pmu_stats stats;
+    pmu_get_stats(p, &stats);
+    const uint64_t *st = (const uint64_t *)&stats;
+    for (size_t i = 0; i < sizeof(stats) / sizeof(uint64_t); i++)
         ap_state_put_u64(&w, st[i]);
     ap_state_put(&w, &p->ctx, sizeof(p->ctx));
     /* Version 2: FEAT_PCSRv8p9 registers, state, the host's sample and authentication inputs. */
@@ -1237,6 +1547,7 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     p->spe_stopped = tmp.spe_stopped;
     p->powered = tmp.powered;
     p->stats = tmp.stats;
+    p->events_in = tmp.stats.events_in;
     p->ctx = tmp.ctx;
     p->pcsr = tmp.pcsr;
     p->cid1sr = tmp.cid1sr;
@@ -1250,6 +1561,8 @@ armprof_err pmu_restore(pmu_t *p, const uint8_t *buf, size_t len)
     p->sample = tmp.sample;
     p->auth = tmp.auth;
     p->irq = old_irq;
+    p->settled = p->now;
+    reconfigure(p);
     update_irq(p); /* drive the output to the restored level */
     return ARMPROF_OK;
 }

@@ -124,10 +124,11 @@ static uint64_t cfg_hash(const spu_config *c)
 
 static uint32_t fifo_ring_bytes(const spu_config *c) { return c->fifo_bytes + (1u << c->max_size); }
 
-/* The writer's unissued bytes: at most one record and a partial block (write_bytes - 1). */
+/* The writer's unissued bytes: a partial block (< write_bytes), the bytes that left the FIFO at
+ * one edge whose drain began while the writer was ready (< fifo_bytes), and one record. */
 static uint32_t wbuf_bytes(const spu_config *c)
 {
-    uint32_t need = (1u << c->max_size) + c->write_bytes, cap = 16;
+    uint32_t need = (1u << c->max_size) + c->write_bytes + c->fifo_bytes, cap = 16;
     while (cap < need)
         cap <<= 1;
     return cap;
@@ -159,6 +160,7 @@ armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t *
         spu->ops = *ops;
     spu->slots = calloc(cfg->max_inflight, sizeof(spu_slot));
     spu->slot_bytes = calloc(cfg->max_inflight, (size_t)1 << cfg->max_size);
+    spu->ring_bytes = fifo_ring_bytes(cfg);
     spu->fifo_data = calloc(1, fifo_ring_bytes(cfg));
     /* The smallest record is an Events packet and an End packet: 3 bytes. */
     spu->fifo_nrec_cap = cfg->fifo_bytes / 3 + 2;
@@ -220,7 +222,8 @@ static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
 
 /* The FIFO level statistics count, for each cycle, the level after its edge. The level holds
  * from lvl_t on: before it changes at `now` the cycles lvl_t .. now-1 are counted (a change
- * within the edge of cycle now only decides the level from now on). */
+ * within the edge of cycle now only decides the level from now on). Cycles with an empty FIFO
+ * are not counted here: bin 0 gets them in spu_get_stats() (the rest of spu_now()). */
 static inline void level_account(const spu_t *spu, spu_stats *st)
 {
     uint64_t d = spu->now - spu->lvl_t;
@@ -231,7 +234,8 @@ static inline void level_account(const spu_t *spu, spu_stats *st)
 static inline void level_touch(spu_t *spu)
 {
     if (spu->lvl_t != spu->now) {
-        level_account(spu, &spu->st);
+        if (spu->fifo_level)
+            level_account(spu, &spu->st);
         spu->lvl_t = spu->now;
     }
 }
@@ -841,17 +845,22 @@ static void writer_complete_head(spu_t *spu)
  * buffer full event once every earlier write has been accepted. */
 static void writer_run(spu_t *spu, bool tail_ok)
 {
+    /* One answer at a time, each followed by the writes it lets go, as a host of the
+     * asynchronous form gives them (spu_mem_complete() per answer): both forms agree. A write
+     * answered at once (latency 0) is taken before the next is issued. */
     for (;;) {
-        while (spu->next_done <= spu->now)
+        if (spu->next_done <= spu->now)
             writer_complete_head(spu);
-        if (spu->wq_n < spu->cfg.max_outstanding_writes) {
+        while (spu->wq_n < spu->cfg.max_outstanding_writes) {
             uint32_t n = writer_next_piece(spu, tail_ok);
-            if (n) {
-                writer_issue(spu, n);
-                continue;
-            }
+            if (!n)
+                break;
+            writer_issue(spu, n);
+            if (spu->next_done <= spu->now)
+                break;
         }
-        break;
+        if (spu->next_done > spu->now)
+            break;
     }
     writer_retire(spu);
     if (spu->deferred && !spu->wr_n) {
@@ -906,6 +915,8 @@ static void writer_place(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
  * is. A later answer (latency, ARMPROF_MEM_PENDING) or a failure hands the record to the
  * writer's general path, which is the same behaviour with time in it.
  */
+_Static_assert(ARMPROF_MEM_OK == 0, "write_direct() tests status and latency together");
+
 static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_t ptr, uint64_t lim)
 {
     uint32_t done = 0;
@@ -916,7 +927,7 @@ static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
         armprof_mem_result res = { .status = ARMPROF_MEM_OK };
         if (spu->ops.mem_write)
             res = spu->ops.mem_write(spu->ops.user, a, bytes + done, n, &spu->regime);
-        if (res.latency == 0 && res.status == ARMPROF_MEM_OK) {
+        if ((res.latency | (uint32_t)res.status) == 0) { /* ARMPROF_MEM_OK at once */
             spu->direct_writes++; /* issued and answered at once (spu_get_stats) */
             done += n;
             spu->st.bytes_written += n;
@@ -1001,7 +1012,7 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
  * The record FIFO
  * ============================================================================================= */
 
-static uint32_t ring_size(const spu_t *spu) { return fifo_ring_bytes(&spu->cfg); }
+static inline uint32_t ring_size(const spu_t *spu) { return spu->ring_bytes; }
 
 /* Bytes of the FIFO ring in use (undrained bytes plus the drained part of the head record). */
 static uint32_t fifo_used(const spu_t *spu) { return spu->fifo_level + spu->head_drained; }
@@ -1055,12 +1066,14 @@ static void fifo_pop_write(spu_t *spu)
     write_record(spu, p, len);
 }
 
-/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes, while the
- * writer can take them. */
-static void fifo_drain(spu_t *spu, uint64_t bytes)
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. At an edge
+ * the drain's `ready` is the writer's at the start of the edge (a valid/ready handshake): the
+ * whole budget leaves even if the writer fills up on the way (`stop` false); PSB CSYNC stops
+ * when it is full. */
+static inline __attribute__((always_inline)) void fifo_drain_(spu_t *spu, uint64_t bytes, bool stop)
 {
     level_touch(spu);
-    while (bytes && spu->fifo_nrec && writer_ready(spu)) {
+    while (bytes && spu->fifo_nrec && (!stop || writer_ready(spu))) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
         uint32_t n = bytes < left ? (uint32_t)bytes : left;
         spu->head_drained += n;
@@ -1071,6 +1084,10 @@ static void fifo_drain(spu_t *spu, uint64_t bytes)
             fifo_pop_write(spu);
     }
 }
+
+static void fifo_drain_edge(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, false); }
+static void fifo_drain_csync(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, true); }
+#define fifo_drain(spu, bytes, stop) ((stop) ? fifo_drain_csync(spu, bytes) : fifo_drain_edge(spu, bytes))
 
 /* =============================================================================================
  * Records
@@ -1616,7 +1633,7 @@ static inline void edge(spu_t *spu)
 {
     if (spu->fifo_nrec) {
         if (!spu->nodrain) {
-            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle);
+            fifo_drain(spu, spu->cfg.drain_bytes_per_cycle, false);
             if (spu->cfg.write_bytes && spu->iaddr != spu->wptr)
                 writer_run(spu, spu->head_drained == 0); /* a partial block nobody fills */
         } else {
@@ -1644,9 +1661,8 @@ static uint64_t quiet_edges(const spu_t *spu)
         if (d < q)
             q = d;
     }
-    /* A completed record at the head of the slots that the next edge takes: no longer blocked
-     * by FIFO room (a management event at the end of the last edge discarded the FIFO or set
-     * PMBSR_EL1.S, which discards it). */
+    /* (A management event outside an edge's drain sets next_complete to now: the next edge
+     * takes the completed record that waited for FIFO room, see mgmt_event().) */
     bool draining = spu->fifo_nrec && !spu->nodrain;
     if (draining) {
         uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
@@ -1694,10 +1710,11 @@ void spu_advance(spu_t *spu, uint64_t cycles)
             if (ap_field_get(PMBSR_S, spu->regs[R_PMBSR_EL1]))
                 spu->st.service_cycles += q;
             /* Waiting completed records retry at every edge; count those cycles. */
-            bool blocked;
-            spu_slot *w = oldest_waiting(spu, &blocked);
-            if (w && w->collect)
-                spu->st.fifo_full_cycles += q;
+            if (spu->inflight) {
+                const spu_slot *w = &spu->slots[spu->slot_head];
+                if (w->completed && w->collect)
+                    spu->st.fifo_full_cycles += q;
+            }
             spu->now += q;
             cycles -= q;
             continue;
@@ -1756,7 +1773,7 @@ void spu_psb_csync(spu_t *spu)
         writer_run(spu, true);
         if (!spu->fifo_nrec || !writer_ready(spu))
             break;
-        fifo_drain(spu, spu->fifo_level);
+        fifo_drain(spu, spu->fifo_level, true);
     }
     spu->flush = false;
 }
@@ -1818,7 +1835,12 @@ static void direct_writes_account(const spu_t *spu, spu_stats *st)
 void spu_get_stats(const spu_t *spu, spu_stats *st)
 {
     *st = spu->st;
-    level_account(spu, st);
+    if (spu->fifo_level)
+        level_account(spu, st);
+    uint64_t counted = 0;
+    for (int i = 0; i < SPU_FIFO_HIST_BINS; i++)
+        counted += st->fifo_hist[i];
+    st->fifo_hist[0] += spu->now - counted; /* the cycles with an empty FIFO */
     direct_writes_account(spu, st);
     st->fifo_bytes_now = spu->fifo_level;
     st->inflight_now = spu->inflight;
@@ -2007,6 +2029,17 @@ armprof_err spu_restore(spu_t *spu, const uint8_t *buf, size_t len)
         wr[k].aborted = ap_state_get_u32(&r) != 0;
     }
     t->wr_head = 0;
+    /* The writer's invariants, so that a corrupt state cannot make it read past its buffers. */
+    bool bad = t->iaddr > t->wptr || t->wptr - t->iaddr > spu->wbuf_mask + 1;
+    for (uint32_t k = 0; k < t->wr_n && !bad; k++)
+        bad = wr[k].end <= wr[k].start || wr[k].end - wr[k].start > (1u << spu->cfg.max_size) ||
+              (k && wr[k].start != wr[k - 1].end) || wr[k].end > t->wptr;
+    for (uint32_t k = 0; k < t->wq_n && !bad; k++)
+        bad = wq[k].len == 0 || wq[k].len > wtmp_bytes(&spu->cfg);
+    if (bad) {
+        e = ARMPROF_ERR_STATE_CORRUPT;
+        goto out;
+    }
     t->deferred = ap_state_get_u32(&r) != 0;
     t->deferred_ptr = ap_state_get_u64(&r);
     t->lvl_t = ap_state_get_u64(&r);
@@ -2165,12 +2198,12 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
         spu->st.writer_stall_cycles++;
     x->drained += ec->drained;
     uint64_t given = x->stream - spu->fifo_level;
-    if (x->drained > given) {
+    if (x->drained > given && ready) {
         uint64_t owe = x->drained - given;
         if (owe > spu->fifo_level)
             x->st.owed_edges++;
         if (spu->fifo_nrec)
-            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level);
+            fifo_drain(spu, owe < spu->fifo_level ? owe : spu->fifo_level, false);
         if (spu->iaddr != spu->wptr)
             writer_run(spu, spu->head_drained == 0);
     }

@@ -167,6 +167,7 @@ struct spu {
 
     /* Record FIFO: a byte ring plus a ring of record descriptors. */
     uint8_t *fifo_data;
+    uint32_t ring_bytes;      /* size of fifo_data: fifo_bytes + 2^MaxSize */
     uint32_t fifo_head;       /* byte offset of the oldest byte */
     uint32_t fifo_level;      /* bytes held (including the part of the head already drained) */
     spu_fifo_rec *fifo_recs;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // pe_rtl.cpp: Pe::run_rtl(): the PE clocked one cycle at a time against the RTL sampler (scenario spe.sampler: rtl).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "pe.h"
 #include "rtl/spu_rtl.h"
+#include "report.h"
 
 namespace armprof {
 
@@ -16,7 +18,9 @@ using namespace sc_core;
  * operation only for each sampled lane, as run() draws one per sample; PMBIRQ is driven after
  * the cycle whose edge raised it, and the driver's handler runs irq_latency cycles later,
  * before the operations of that cycle, as in run(). With the same decisions this gives the
- * same records at the same model times as run().
+ * same records at the same model times as run(). Idle cycles (nothing in flight, FIFOs
+ * empty, no lane can fire: SpuRtl::skip_idle()) are stepped without clocking the RTL, up to the
+ * handler's start, as run() skips to the unit's next event.
  */
 void Pe::run_rtl()
 {
@@ -40,6 +44,23 @@ void Pe::run_rtl()
             continue;
         }
         uint64_t n = cfg_.ops - done_ < rate ? cfg_.ops - done_ : rate;
+        if (n == rate) {
+            // Whole cycles up to the handler's start: the idle ones are not clocked.
+            uint64_t max = (cfg_.ops - done_) / rate;
+            if (irq_seen_)
+                max = std::min<uint64_t>(max, irq_at_ + cfg_.irq_latency - spu_now(spu));
+            else if (spu_.irq_level())
+                max = 0;
+            if (uint64_t k = rtl.skip_idle((uint32_t)rate, max)) {
+                done_ += k * rate;
+                if (pmu_)
+                    sync_pmu();
+                if (spu_.irq_changed())
+                    spu_.flush_irq();
+                progress_tick(last_progress);
+                continue;
+            }
+        }
         rtl.cycle((uint32_t)n, draw);
         done_ += n;
         if (pmu_)
@@ -67,17 +88,25 @@ void Pe::run_rtl()
     spu_get_ext_stats(spu, &xs);
     const SpuRtl::Stats &rs = rtl.stats();
     uint64_t bad = xs.slot_mismatches + xs.enable_mismatches + xs.len_mismatches + xs.level_mismatches +
-                   xs.owed_edges + rs.fire_disagree + rs.lat_clamped;
-    if (bad || std::getenv("ARMPROF_RTL_STATS"))
-        std::fprintf(stderr,
-                     "%s: rtl sampler: %llu cycles, %llu samples, %llu collisions, %llu flushes; model could not "
-                     "follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, fire %llu, latency %llu\n",
-                     name(), (unsigned long long)rs.cycles, (unsigned long long)rs.samples,
+                   xs.owed_edges + rs.fire_disagree + rs.lat_clamped + rs.drain_mismatches;
+    if (bad || std::getenv("ARMPROF_RTL_STATS")) {
+        char line[640];
+        std::snprintf(line, sizeof line,
+                     "%s: rtl sampler: %llu cycles (%llu quiet ones in steps, %llu drain steps), %llu samples, %llu collisions, "
+                     "%llu flushes; model could not follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, "
+                     "fire %llu, latency %llu, drain step %llu\n",
+                     name(), (unsigned long long)rs.cycles, (unsigned long long)rs.skipped,
+                     (unsigned long long)rs.drain_steps, (unsigned long long)rs.samples,
                      (unsigned long long)rs.collisions, (unsigned long long)rs.flushes,
                      (unsigned long long)xs.slot_mismatches, (unsigned long long)xs.enable_mismatches,
                      (unsigned long long)xs.len_mismatches, (unsigned long long)xs.level_mismatches,
                      (unsigned long long)xs.owed_edges, (unsigned long long)rs.fire_disagree,
-                     (unsigned long long)rs.lat_clamped);
+                     (unsigned long long)rs.lat_clamped, (unsigned long long)rs.drain_mismatches);
+        if (bad)
+            SC_REPORT_WARNING(report::kRtl, line);
+        else
+            SC_REPORT_INFO(report::kRtl, line);
+    }
     if (pmu_)
         sync_pmu();
     finish();

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // spu_rtl.cpp: SpuRtl: drives Vspu_cosim_top_sc cycle by cycle from a PE and feeds its decisions to the SPU model.
 #include "spu_rtl.h"
+#include "../report.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -16,27 +20,55 @@ using namespace sc_core;
 #ifdef ARMPROF_PLATFORM_HAVE_RTL
 
 namespace {
+// PMSICR_EL1 as spu_cycle_ext() leaves it: COUNT [31:0] (and ECOUNT [63:56] with ERnd) from the
+// sampler, the rest as it was.
+uint64_t mirrored_icr(uint64_t icr, const spu_ext_cycle &ec, bool ernd)
+{
+    icr = (icr & ~0xFFFFFFFFull) | ec.count;
+    if (ernd)
+        icr = (icr & ~(0xFFull << 56)) | ((uint64_t)ec.ecount << 56);
+    return icr;
+}
+
 constexpr uint32_t kSlots = 8, kDepth = 1024, kRecSlots = 512, kDrainMax = 32; // RTL parameters
 constexpr unsigned kLatW = 16, kLenW = 12;
 constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
 } // namespace
 
 struct SpuRtl::Impl {
-    sc_clock clk;
+    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked): the
+    // same edges at the same times as an sc_clock of the PE's period, none while idle cycles
+    // are skipped.
+    sc_signal<bool, SC_MANY_WRITERS> clk; // rising edges from the PE's thread, falling ones from fall_edge()
+    sc_time half;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, fifo_flush,
         fifo_discard, full_q, rnd, pending, m_full;
-    sc_signal<uint32_t> cfg_slots, cfg_drain, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
+    sc_signal<uint32_t, SC_MANY_WRITERS> cfg_drain;
+    sc_signal<uint32_t> cfg_slots, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
         fire_q, coll_q, ecount, inflight, fifo_level, nrec, diff, count, rng_state, interval;
     sc_signal<uint32_t> m_fire, m_coll, m_ecount, m_inflight, m_fifo_level, m_count, m_rng_state;
     sc_signal<uint64_t> icr_wdata, irr_wdata, lane_lat, lane_len, drained, popped, m_drained;
     Vspu_cosim_top_sc top;
     uint64_t last_irr = 0, last_icr = 0, last_drained = 0;
     bool first = true;
+    bool last_en = false;     // prof_en of the last clocked cycle (the RTL's en_q)
+    bool icr_resync = false;  // idle cycles were skipped: load the RTL's PMSICR_EL1 from the model
+    uint32_t drain_rate = 0;  // cfg_drain outside drain steps
+    sc_event fall;            // the falling edge, one delta cycle after the rising one
 
-    Impl(const sc_time &period)
-        : clk("clk", period), top("rtl")
+    // ARMPROF_RTL_EVERY_CYCLE: the clocking before quiet cycles were stepped, kept as
+    // bench-stream's yardstick: a free-running sc_clock, every cycle waited for edge by edge.
+    std::unique_ptr<sc_clock> free_clk;
+
+    Impl(const sc_time &period, bool every_cycle)
+        : clk("clk"), half(period / 2), top("rtl")
     {
-        top.clk(clk);
+        if (every_cycle) {
+            free_clk.reset(new sc_clock("free_clk", period));
+            top.clk(*free_clk);
+        } else {
+            top.clk(clk);
+        }
         top.rst(rst);
         top.cfg_ernd(cfg_ernd);
         top.cfg_next_op(cfg_next_op);
@@ -106,11 +138,17 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     const spu_config &c = *spu_get_config(spu.unit());
     std::string why = why_not(c, lanes);
     if (!why.empty())
-        throw std::invalid_argument(why);
+        ARMPROF_REPORT_ERROR(report::kRtl, why);
     armprof_err e = spu_set_external_sampler(spu.unit(), true);
     if (e != ARMPROF_OK)
-        throw std::invalid_argument(std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
-    impl_.reset(new Impl(period));
+        ARMPROF_REPORT_ERROR(report::kRtl, std::string("sampler rtl: spu_set_external_sampler: ") + armprof_strerror(e));
+    const char *every = std::getenv("ARMPROF_RTL_EVERY_CYCLE");
+    every_cycle_ = every && *every && std::strcmp(every, "0") != 0;
+    impl_.reset(new Impl(period, every_cycle_));
+    SC_HAS_PROCESS(SpuRtl);
+    SC_METHOD(fall_edge);
+    sensitive << impl_->fall;
+    dont_initialize();
     Impl &r = *impl_;
     r.cfg_ernd.write(c.ernd);
     r.cfg_next_op.write(c.sample_next_op);
@@ -119,19 +157,178 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
     r.cfg_depth.write(c.fifo_bytes);
     r.cfg_rec_cap.write(c.fifo_bytes / 3 + 2); // the model's record descriptor ring
     r.cfg_drain.write(c.drain_bytes_per_cycle);
+    r.drain_rate = c.drain_bytes_per_cycle;
     r.rst.write(true);
 }
 
 SpuRtl::~SpuRtl() = default;
 
+// The reset pulse: two rising edges with rst high, released after the falling edge that
+// follows (1.5 periods, as with an sc_clock whose first edge rises at the start).
 void SpuRtl::start()
 {
     Impl &r = *impl_;
     r.rst.write(true);
-    wait(r.clk.posedge_event());
-    wait(r.clk.posedge_event());
-    wait(r.clk.negedge_event());
+    if (r.free_clk) {
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->negedge_event());
+        r.rst.write(false);
+        return;
+    }
+    r.clk.write(true);
+    wait(r.half);
+    r.clk.write(false);
+    wait(r.half);
+    r.clk.write(true);
+    wait(r.half);
+    r.clk.write(false);
     r.rst.write(false);
+    wait(SC_ZERO_TIME); // the falling edge taken before the first cycle's rising one
+}
+
+// `cycles` clock periods with one rising edge: the edge goes with this cycle's inputs (the
+// RTL evaluates both in one delta cycle, its flops taking what its combinational logic makes of
+// the new inputs, as when the inputs settle first), the falling edge one delta cycle later,
+// then the time moves by the periods; the registered outputs have settled by then.
+void SpuRtl::clock(Impl &r, uint64_t cycles)
+{
+    if (r.free_clk) {
+        wait(r.free_clk->posedge_event());
+        wait(r.free_clk->negedge_event());
+        return;
+    }
+    r.clk.write(true);
+    r.fall.notify(SC_ZERO_TIME); // fall_edge(), a method: no switch of this thread
+    wait(r.half * (double)(2 * cycles));
+}
+
+void SpuRtl::fall_edge()
+{
+    Impl &r = *impl_;
+    r.clk.write(false);
+    r.cfg_drain.write(r.drain_rate); // after a drain step
+}
+
+/*
+ * Quiet cycles, taken in one step as the transaction-level PE's scheduler takes them: nothing
+ * in flight in either FIFO's slots, no register write pending, the enable as in the last
+ * clocked cycle (no §3.1.1 initialisation), no pending sample point (cfg_next_op), no ECOUNT
+ * running (ERnd) and COUNT >= n per cycle, so that no lane can fire (§3.1.2: a member selects
+ * only when COUNT is zero). Then only two things move: COUNT, by n per enabled cycle, and the
+ * record FIFO, which drains min(rate, level) bytes per cycle.
+ *  - FIFOs empty (idle): the RTL keeps its state and is not clocked at all;
+ *  - FIFOs holding records: the RTL is clocked once with op_valid = 0 and cfg_drain = k * rate
+ *    (<= its DRAIN_MAX; its POPS covers that many bytes of the smallest records), which drains
+ *    what k cycles at the rate drain; the buffer must have room for the whole FIFO and
+ *    PMBSR_EL1.S be clear, so that no management event can fall inside the step, and the
+ *    records go through DMI (their writes then do not depend on the time).
+ * The model steps through the k cycles one by one with the COUNT, level and drained bytes each
+ * would have had, and the next clocked cycle loads COUNT into the RTL (MSR PMSICR_EL1, applied
+ * before the lanes as any write), so the RTL continues from the value it would have counted
+ * down to. The RTL's level and drained bytes after a drain step are checked against the k
+ * cycles' (drain_mismatches).
+ */
+uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
+{
+    Impl &r = *impl_;
+    spu_t *u = spu_.unit();
+    if (r.first || !max_cycles || every_cycle_ || r.inflight.read() || r.pending.read())
+        return 0;
+    uint64_t irr = 0, icr = 0;
+    spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
+    spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
+    if (irr != r.last_irr || icr != r.last_icr)
+        return 0;
+    bool en = spu_profiling_enabled(u);
+    if (en != r.last_en)
+        return 0;
+    spu_probe mp; // the model's FIFO and slots (cheaper than spu_get_stats())
+    spu_get_probe(u, &mp);
+    const uint32_t level = r.fifo_level.read();
+    if (mp.inflight || mp.fifo_level != level)
+        return 0;
+    const spu_config &c = *spu_get_config(u);
+    const uint32_t count = (uint32_t)icr;
+    const uint8_t ecount = (uint8_t)(icr >> 56);
+    const uint32_t step = en ? n : 0;
+    uint64_t k = max_cycles;
+    if (step) {
+        if (c.ernd && ecount)
+            return 0;
+        k = std::min<uint64_t>(k, count / step);
+    }
+    const uint32_t rate = c.drain_bytes_per_cycle;
+    if (level) {
+        uint64_t sr = 0, lim = 0, ptr = 0;
+        spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+        spu_reg_peek(u, SPU_PMBLIMITR_EL1, &lim);
+        spu_reg_peek(u, SPU_PMBPTR_EL1, &ptr);
+        const uint64_t limit = lim & ~0xFFFull;
+        // PMBLIMITR_EL1.E set, FM = 0b00 (fill), S clear, and room for every byte in the FIFO
+        // with a maximum-size record still fitting after them (§3.5.2: no buffer-full event).
+        const uint64_t room = level + (2ull << c.max_size); // + the head record's drained bytes
+        if ((sr & kPmbsrS) || !(lim & 1) || (lim & 0x6) || rate == 0 || ptr >= limit || limit - ptr <= room)
+            return 0;
+        // The records that complete in the step are written at its start rather than at their
+        // cycle: only through DMI, which does not depend on the time (a TLM write's bus
+        // contention does), so the DMI region must cover everything the FIFO holds.
+        size_t dmi = 0;
+        if (!spu_.dmi_view(ptr, &dmi) || dmi <= room)
+            return 0;
+        k = std::min<uint64_t>(k, kDrainMax / rate);
+        if (k < 2)
+            return 0;
+    }
+    if (!k)
+        return 0;
+    spu_op ops[kLanes] = {};
+    spu_ext_cycle ec{};
+    ec.ecount = ecount;
+    uint32_t left = level;
+    for (uint64_t i = 1; i <= k; i++) {
+        ec.count = count - (uint32_t)(i * step);
+        ec.drained = std::min(rate, left);
+        left -= ec.drained;
+        ec.fifo_level = left;
+        spu_cycle_ext(u, ops, n, &ec, nullptr);
+        if (level) {
+            // A management event after all (PMBSR_EL1.S): the step ends with this cycle, as
+            // a clocked cycle would, so that PMBIRQ is seen after it.
+            uint64_t sr = 0;
+            spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+            if (sr & kPmbsrS) {
+                k = i;
+                st_.drain_events++;
+                break;
+            }
+        }
+    }
+    r.last_icr = mirrored_icr(icr, ec, c.ernd);
+    r.icr_resync = true;
+    if (level) {
+        // One edge draining k cycles' bytes; the counter does not move (op_valid = 0).
+        r.irr_we.write(false);
+        r.icr_we.write(false);
+        r.prof_en.write(en);
+        r.op_valid.write(0);
+        r.fifo_flush.write(false);
+        r.fifo_discard.write(false);
+        r.lane_lat.write(0);
+        r.lane_len.write(0);
+        r.cfg_drain.write((uint32_t)k * rate);
+        clock(r, k); // cfg_drain back to the rate after the edge
+        const uint64_t dr = r.drained.read();
+        if (dr - r.last_drained != level - left || r.fifo_level.read() != left)
+            st_.drain_mismatches++;
+        r.last_drained = dr;
+        st_.drain_steps++;
+    } else {
+        wait(r.half * (double)(2 * k));
+    }
+    st_.cycles += k;
+    st_.skipped += k;
+    return k;
 }
 
 void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &draw)
@@ -143,25 +340,47 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
     spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
     spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
-    r.irr_we.write(r.first || irr != r.last_irr);
-    r.irr_wdata.write(irr);
-    r.icr_we.write(r.first || icr != r.last_icr);
-    r.icr_wdata.write(icr);
+    const bool irr_we = r.first || irr != r.last_irr, icr_we = r.first || icr != r.last_icr || r.icr_resync;
+    r.irr_we.write(irr_we);
+    if (irr_we || r.free_clk) // the data only matters with the write enable (the yardstick: as before)
+        r.irr_wdata.write(irr);
+    r.icr_we.write(icr_we);
+    if (icr_we || r.free_clk)
+        r.icr_wdata.write(icr);
     r.first = false;
+    r.icr_resync = false;
     r.last_irr = irr;
-    r.prof_en.write(spu_profiling_enabled(u));
+    const bool en = spu_profiling_enabled(u);
+    r.prof_en.write(en);
     r.op_valid.write(n >= 32 ? ~0u : (1u << n) - 1);
-    spu_stats ms;
-    spu_get_stats(u, &ms);
-    bool flush = ms.fifo_bytes_now == 0 && r.fifo_level.read() != 0;
+    bool flush = false;
+    if (r.fifo_level.read() != 0) {
+        spu_probe mp;
+        spu_get_probe(u, &mp);
+        flush = mp.fifo_level == 0;
+    }
     r.fifo_flush.write(flush);
     st_.flushes += flush;
     r.fifo_discard.write((sr & kPmbsrS) != 0);
     r.lane_lat.write(0);
     r.lane_len.write(0);
-    wait(SC_ZERO_TIME); // the inputs update, the RTL evaluates,
-    wait(SC_ZERO_TIME); // its combinational `fire` updates
-    const uint32_t fire = r.fire.read();
+    // `fire` is combinational: read it after the inputs have reached the RTL, unless no lane
+    // can fire this cycle (the enable as last cycle, no pending sample point, and COUNT, as
+    // written this cycle or as held, >= n with no ECOUNT running: §3.1.2; a PMSIRR_EL1 write
+    // only matters at a reload), which saves the two delta cycles.
+    const uint32_t count_now = icr_we ? (uint32_t)icr : r.count.read();
+    const uint32_t ecount_now = icr_we ? (uint32_t)(icr >> 56) : r.ecount.read();
+    bool may_fire = en && n;
+    if (may_fire && !r.free_clk && en == r.last_en && !r.pending.read() &&
+        !(spu_get_config(u)->ernd && ecount_now) && count_now >= n)
+        may_fire = false;
+    r.last_en = en;
+    uint32_t fire = 0;
+    if (may_fire) {
+        wait(SC_ZERO_TIME); // the inputs update, the RTL evaluates,
+        wait(SC_ZERO_TIME); // its combinational `fire` updates
+        fire = r.fire.read();
+    }
     spu_op ops[kLanes];
     uint16_t len[kLanes] = {};
     uint64_t lat_bits = 0, len_bits = 0;
@@ -181,10 +400,11 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         lat_bits |= (uint64_t)lat << (kLatW * i);
         len_bits |= (uint64_t)(len[i] & 0xFFF) << (kLenW * i);
     }
-    r.lane_lat.write(lat_bits);
-    r.lane_len.write(len_bits);
-    wait(r.clk.posedge_event());
-    wait(r.clk.negedge_event()); // the registered outputs have settled
+    if (fire) {
+        r.lane_lat.write(lat_bits);
+        r.lane_len.write(len_bits);
+    }
+    clock(r, 1); // the registered outputs have settled
     spu_ext_cycle ec{};
     ec.fire = r.fire_q.read();
     ec.coll = r.coll_q.read();
@@ -198,7 +418,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     if (ec.fire != fire)
         st_.fire_disagree++;
     spu_cycle_ext(u, ops, n, &ec, nullptr);
-    spu_reg_peek(u, SPU_PMSICR_EL1, &r.last_icr);
+    r.last_icr = mirrored_icr(icr, ec, spu_get_config(u)->ernd);
     st_.cycles++;
     st_.samples += (uint64_t)__builtin_popcount(ec.fire & ~ec.coll);
     st_.collisions += (uint64_t)__builtin_popcount(ec.coll);
@@ -217,12 +437,14 @@ std::string SpuRtl::why_not(const spu_config &, uint32_t)
 
 SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &, uint32_t lanes) : sc_module(name), spu_(spu)
 {
-    throw std::invalid_argument(why_not(*spu_get_config(spu.unit()), lanes));
+    ARMPROF_REPORT_ERROR(report::kRtl, why_not(*spu_get_config(spu.unit()), lanes));
 }
 
 SpuRtl::~SpuRtl() = default;
 void SpuRtl::start() {}
-void SpuRtl::cycle(uint32_t, const std::function<void(spu_op &)> &) {}
+void SpuRtl::cycle(uint32_t, const std::function<void(uint32_t, spu_op &)> &) {}
+uint64_t SpuRtl::skip_idle(uint32_t, uint64_t) { return 0; }
+void SpuRtl::fall_edge() {}
 
 #endif
 

@@ -11,7 +11,7 @@
 #include <systemc>
 
 #include "armprof/spu.h"
-#include "spu_module.h"
+#include "../spu_module.h" /* relative: also right in the installed include/armprof/systemc/rtl/ */
 
 namespace armprof {
 
@@ -30,6 +30,13 @@ namespace armprof {
  *   workload operation per sample) with its latency (lane_lat) and predicted record length
  *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
  *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
+ * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
+ * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
+ * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
+ * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick). With one
+ * PE the output is the same either way; with several, two PEs' TLM writes made at the same
+ * time can reach the bus in the other order (bus_time_ns / wait_ns then differ by a few ns;
+ * the records, dumps and interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
  * throws std::invalid_argument.
  */
@@ -53,18 +60,30 @@ public:
     // From the PE's thread: one PE cycle in which n (<= lanes) operations retire; `draw` gives
     // the operation of each lane (0..n-1) the counter selects.
     void cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &draw);
+    // From the PE's thread, before cycle(): when nothing is in flight and no lane can fire in
+    // the next cycles with n operations each, steps the model through up to max_cycles of them
+    // with the RTL clocked at most once (the time moves as many periods) and returns how many;
+    // 0 when the next cycle has to be clocked.
+    uint64_t skip_idle(uint32_t n, uint64_t max_cycles);
 
     struct Stats {
         uint64_t cycles = 0, samples = 0, collisions = 0;
         uint64_t fire_disagree = 0;   // fire_q after the edge != fire read before it
         uint64_t lat_clamped = 0;     // latencies above the RTL's 65535
         uint64_t flushes = 0;         // fifo_flush cycles
+        uint64_t skipped = 0;         // of cycles, quiet ones taken in steps (skip_idle())
+        uint64_t drain_steps = 0;     // steps that clocked the RTL once to drain its FIFO
+        uint64_t drain_mismatches = 0; // drain steps after which the RTL's FIFO was not as expected
+        uint64_t drain_events = 0;    // drain steps cut short by a management event
     };
     const Stats &stats() const { return st_; }
 
 private:
     struct Impl;
+    void clock(Impl &r, uint64_t cycles);
+    void fall_edge();
     std::unique_ptr<Impl> impl_;
+    bool every_cycle_ = false; // environment ARMPROF_RTL_EVERY_CYCLE=1: the per-cycle clocking
     SpuModule &spu_;
     Stats st_;
 };

@@ -2,6 +2,7 @@
 // main.cpp: armprof-vp, runs a scenario (or the built-in default) on the SystemC virtual platform.
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -39,6 +40,8 @@ void usage()
                  "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
                  "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
                  "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n"
+                 "  The dumps are written as the drivers consume their buffers; SIGINT or SIGTERM ends the\n"
+                 "  run there (summary.json: \"interrupted\": true, exit status 128 + the signal).\n"
                  "  --write-trace FILE writes PE 0's (--pe N: PE N's) synthetic workload (ops operations) as\n"
                  "  an operation trace (docs/trace-format.md) instead of running; workload.trace replays one\n"
                  "  (a list: one file per PE).\n");
@@ -82,6 +85,71 @@ bool write_file(const std::string &path, const void *data, size_t len)
     return std::fclose(f) == 0 && ok;
 }
 
+// SIGINT / SIGTERM: the run stops at its next slice (Platform::set_stop_flag) and ends as a
+// normal one does, its dump files holding every buffer the drivers consumed so far.
+volatile std::sig_atomic_t g_stop = 0;
+
+extern "C" void on_stop_signal(int sig) { g_stop = sig; }
+
+void catch_stop_signals()
+{
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART; // a second signal ends the process at once; writes resume
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The dump files, written as the drivers consume their buffers (nothing is held in memory):
+// DIR/spe.bin, DIR/spe_peN.bin and with TRBE DIR/trbe.bin, DIR/trbe_peN.bin.
+class DumpFiles {
+public:
+    bool open(const std::string &out, unsigned pes, bool trbe)
+    {
+        for (unsigned i = 0; i < pes; i++) {
+            std::string sfx = i == 0 ? ".bin" : "_pe" + std::to_string(i) + ".bin";
+            if (!open_one(out + "/spe" + sfx, 0) || (trbe && !open_one(out + "/trbe" + sfx, 1)))
+                return false;
+        }
+        return true;
+    }
+    void write(unsigned pe, bool trbe, const uint8_t *data, size_t len)
+    {
+        if (pe < f_[trbe].size() && std::fwrite(data, 1, len, f_[trbe][pe]) != len && err_.empty())
+            err_ = "error writing " + names_[trbe][pe] + ": " + std::strerror(errno);
+    }
+    // Closes every file; false (error() says which) when a write or a close failed.
+    bool close()
+    {
+        for (int u = 0; u < 2; u++) {
+            for (size_t i = 0; i < f_[u].size(); i++)
+                if (std::fclose(f_[u][i]) != 0 && err_.empty())
+                    err_ = "error writing " + names_[u][i] + ": " + std::strerror(errno);
+            f_[u].clear();
+        }
+        return err_.empty();
+    }
+    const std::string &error() const { return err_; }
+
+private:
+    bool open_one(const std::string &path, int u)
+    {
+        FILE *f = std::fopen(path.c_str(), "wb");
+        if (!f) {
+            err_ = "cannot write " + path + ": " + std::strerror(errno);
+            return false;
+        }
+        f_[u].push_back(f);
+        names_[u].push_back(path);
+        return true;
+    }
+    std::vector<FILE *> f_[2];          // [0]: SPE dumps, [1]: TRBE dumps, by PE
+    std::vector<std::string> names_[2];
+    std::string err_;
+};
+
 cJSON *spu_json(Platform &p, unsigned i)
 {
     spu_stats st;
@@ -100,7 +168,11 @@ cJSON *spu_json(Platform &p, unsigned i)
     for (int r = 0; r < SPU_DISCARD__COUNT; r++)
         cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);
     num("fifo_bytes_max", (double)st.fifo_bytes_max);
-    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_issued,
+    uint64_t level_cycles = 0;
+    for (uint64_t c : st.fifo_hist)
+        level_cycles += c;
+    num("fifo_bytes_mean", level_cycles ? (double)st.fifo_byte_cycles / (double)level_cycles : 0.0);
+    timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.writes_answered,
                 st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("serrors", (double)st.serrors);
     const SpuModule::Stats &ms = p.spu(i).stats();
@@ -149,6 +221,7 @@ cJSON *trbu_json(Platform &p, unsigned i)
     num("trigger_events", (double)st.trigger_events);
     num("flushes", (double)st.flushes);
     num("buf_bytes_max", (double)st.buf_bytes_max);
+    num("bytes_refused", (double)st.bytes_refused);
     timing_json(o, p.scenario().clock_ns, st.writer_stall_cycles, st.outstanding_writes_max, st.port_writes,
                 st.write_latency_min, st.write_latency_sum, st.write_latency_max);
     num("tsb_csyncs", (double)st.tsb_csyncs);
@@ -294,6 +367,16 @@ int sc_main(int argc, char **argv)
                 std::fflush(stderr);
             }
         });
+    mkdir(out.c_str(), 0777);
+    DumpFiles dumps;
+    if (!dumps.open(out, p.pes(), p.has_trbe())) {
+        std::fprintf(stderr, "armprof-vp: %s\n", dumps.error().c_str());
+        dumps.close();
+        return 1;
+    }
+    p.set_dump_sink([&dumps](unsigned pe, bool trbe, const uint8_t *b, size_t l) { dumps.write(pe, trbe, b, l); });
+    p.set_stop_flag(&g_stop);
+    catch_stop_signals();
     sc_trace_file *tf = nullptr;
     if (vcd) {
         mkdir("waves", 0777);
@@ -306,11 +389,17 @@ int sc_main(int argc, char **argv)
     double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!quiet)
         std::fprintf(stderr, "\r");
+    if (!dumps.close()) {
+        std::fprintf(stderr, "armprof-vp: %s\n", dumps.error().c_str());
+        return 1;
+    }
 
-    mkdir(out.c_str(), 0777);
     uint64_t pop = 0;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", sc.name.c_str());
+    // A signal ended the run early: the counts are those at that point, the dumps hold the
+    // buffers consumed until then (what is still in a buffer is not in them).
+    cJSON_AddBoolToObject(root, "interrupted", p.interrupted());
     cJSON_AddNumberToObject(root, "sim_time_ns", sc_time_stamp().to_seconds() * 1e9);
     cJSON_AddNumberToObject(root, "host_seconds", host);
     cJSON_AddNumberToObject(root, "pes", sc.pes);
@@ -320,21 +409,8 @@ int sc_main(int argc, char **argv)
         cJSON *u = spu_json(p, i);
         pop += (uint64_t)cJSON_GetObjectItem(u, "population")->valuedouble;
         cJSON_AddItemToObject(units, ("pe" + std::to_string(i) + ".spu").c_str(), u);
-        const std::vector<uint8_t> &d = p.spe_dump(i);
-        std::string bin = out + (i == 0 ? "/spe.bin" : "/spe_pe" + std::to_string(i) + ".bin");
-        if (!write_file(bin, d.data(), d.size())) {
-            std::fprintf(stderr, "armprof-vp: cannot write %s\n", bin.c_str());
-            return 1;
-        }
-        if (p.has_trbe()) {
+        if (p.has_trbe())
             cJSON_AddItemToObject(units, ("pe" + std::to_string(i) + ".trbu").c_str(), trbu_json(p, i));
-            const std::vector<uint8_t> &t = p.trbe_dump(i);
-            std::string tbin = out + (i == 0 ? "/trbe.bin" : "/trbe_pe" + std::to_string(i) + ".bin");
-            if (!write_file(tbin, t.data(), t.size())) {
-                std::fprintf(stderr, "armprof-vp: cannot write %s\n", tbin.c_str());
-                return 1;
-            }
-        }
     }
     if (p.has_pmu()) {
         cJSON *pm = cJSON_AddObjectToObject(root, "pmu");
@@ -402,11 +478,11 @@ int sc_main(int argc, char **argv)
                     (unsigned long long)p.irqc().assertions(i, sc.ppi_pmbirq), (unsigned long long)as.buffer_full,
                     (unsigned long long)as.faults, (unsigned long long)as.ext_aborts,
                     (unsigned long long)as.bytes_copied);
-        if (p.timing() != BufferTiming::Off && st.writes_issued)
+        if (p.timing() != BufferTiming::Off && st.writes_answered)
             std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
                         "cycles, outstanding writes max %llu, FIFO max %llu B\n",
                         buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
-                        (double)st.write_latency_sum / (double)st.writes_issued * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.writes_answered * sc.clock_ns,
                         (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
                         (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.fifo_bytes_max);
         for (const auto &e : p.agent(i).events())
@@ -422,11 +498,19 @@ int sc_main(int argc, char **argv)
         const TrbeAgent::Stats &as = p.trbe_agent(i).stats();
         std::printf("  pe%u trbu: trace bytes %llu, written %llu, discarded %llu, TRBIRQ %llu, wraps %llu, "
                     "triggers %llu, faults %llu, dumped %llu B\n",
-                    i, (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_written,
+                    i, (unsigned long long)p.trace_source(i).produced(), (unsigned long long)st.bytes_written,
                     (unsigned long long)st.bytes_discarded,
                     (unsigned long long)p.irqc().assertions(i, sc.trbe.ppi), (unsigned long long)st.wraps,
                     (unsigned long long)st.detected_triggers, (unsigned long long)as.faults,
                     (unsigned long long)(as.bytes_copied + as.pad_bytes));
+        if (p.timing() != BufferTiming::Off && st.port_writes)
+            std::printf("    memory timing (%s): write latency %.0f/%.1f/%.0f ns (min/mean/max), writer stalled %llu "
+                        "cycles, outstanding writes max %llu, buffer max %llu B, refused %llu B\n",
+                        buffer_timing_name(p.timing()), (double)st.write_latency_min * sc.clock_ns,
+                        (double)st.write_latency_sum / (double)st.port_writes * sc.clock_ns,
+                        (double)st.write_latency_max * sc.clock_ns, (unsigned long long)st.writer_stall_cycles,
+                        (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.buf_bytes_max,
+                        (unsigned long long)st.bytes_refused);
         unsigned shown = 0, more = 0;
         for (const auto &e : p.trbe_agent(i).events())
             if (ap_field_get(TRBSR_EC, e.trbsr) != 0) {
@@ -463,6 +547,9 @@ int sc_main(int argc, char **argv)
                 (unsigned long long)ss.walks, (unsigned long long)ss.tlb_hits, (unsigned long long)ss.dmi_grants);
     std::printf("  wrote %s/summary.json, %s/spe.bin%s%s\n", out.c_str(), out.c_str(),
                 p.has_trbe() ? (", " + out + "/trbe.bin").c_str() : "", vcd ? ", waves/armprof-vp.vcd" : "");
+    bool interrupted = p.interrupted();
+    if (interrupted)
+        std::printf("  interrupted by signal %d: the dumps hold the buffers consumed until then\n", (int)g_stop);
     delete pp;
-    return 0;
+    return interrupted ? 128 + (int)g_stop : 0;
 }

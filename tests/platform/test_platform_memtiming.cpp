@@ -49,7 +49,7 @@ int child(double lat, double share, bool at)
         fifo = st.fifo_bytes_max > fifo ? st.fifo_bytes_max : fifo;
         stall += st.writer_stall_cycles;
         lat_sum += st.write_latency_sum;
-        writes += st.writes_issued;
+        writes += st.writes_answered;
         written += st.records_written;
         lost += st.bytes_written - p.agent(i).stats().bytes_copied; // every byte written is dumped
     }
@@ -59,6 +59,34 @@ int child(double lat, double share, bool at)
                 (unsigned long long)stall, (unsigned long long)lat_sum, (unsigned long long)writes,
                 (unsigned long long)written, (unsigned long long)p.bus().target_stats(0).wait.value(),
                 (unsigned long long)sc_core::sc_time_stamp().value());
+    return 0;
+}
+
+// --child-trbe: the example with the TRBU on (1 MiB of trace per PE); prints, summed over the
+// PEs, trace bytes produced, padded, written, discarded, refused.
+int child_trbe()
+{
+    Scenario sc;
+    std::string err;
+    if (!load_scenario(example, sc, err))
+        return 1;
+    sc.ops = 1000000;
+    sc.trbe.enabled = true;
+    sc.trbe.bytes = 1 << 20;
+    Platform p(sc);
+    p.run();
+    uint64_t prod = 0, pad = 0, wr = 0, disc = 0, ref = 0;
+    for (unsigned i = 0; i < sc.pes; i++) {
+        trbu_stats st;
+        trbu_get_stats(p.trbu(i).unit(), &st);
+        prod += p.trace_source(i).produced();
+        pad += st.bytes_padded;
+        wr += st.bytes_written;
+        disc += st.bytes_discarded;
+        ref += st.bytes_refused;
+    }
+    std::printf("%llu %llu %llu %llu %llu\n", (unsigned long long)prod, (unsigned long long)pad, (unsigned long long)wr,
+                (unsigned long long)disc, (unsigned long long)ref);
     return 0;
 }
 
@@ -108,6 +136,24 @@ void test_at_slow_memory_collides_more(void **)
     assert_true(at_mean >= lt_mean - 20 && at_mean <= lt_mean + 20);
 }
 
+// The TRBU under the same slow memory refuses bytes (its internal buffer is full behind the
+// outstanding write) and the trace source offers them again: every trace byte is written or
+// discarded with its reason, none lost to back-pressure.
+void test_trbe_back_pressure_loses_no_trace(void **)
+{
+    char cmd[256];
+    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child-trbe", (int)getpid());
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    unsigned long long prod = 0, pad = 0, wr = 0, disc = 0, ref = 0;
+    assert_int_equal(std::fscanf(f, "%llu %llu %llu %llu %llu", &prod, &pad, &wr, &disc, &ref), 5);
+    assert_int_equal(pclose(f), 0);
+    assert_int_equal(prod, 2ull << 20);
+    assert_true(ref > 0);
+    assert_true(wr > prod / 2);
+    assert_int_equal(wr + disc, prod + pad);
+}
+
 // More write latency never lowers collisions or the FIFO high-water mark.
 void test_monotonic_in_latency(void **)
 {
@@ -138,11 +184,14 @@ void test_monotonic_in_traffic(void **)
 
 int sc_main(int argc, char **argv)
 {
+    if (argc == 2 && std::string(argv[1]) == "--child-trbe")
+        return child_trbe();
     if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--child")
         return child(std::atof(argv[2]), std::atof(argv[3]), argc == 5 && std::string(argv[4]) == "at");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slow_memory_collides_more),
         cmocka_unit_test(test_at_slow_memory_collides_more),
+        cmocka_unit_test(test_trbe_back_pressure_loses_no_trace),
         cmocka_unit_test(test_monotonic_in_latency),
         cmocka_unit_test(test_monotonic_in_traffic),
     };

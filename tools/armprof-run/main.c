@@ -36,20 +36,19 @@ static void usage(FILE *f)
             "  --inflight N       sampled operations in flight (default 4)\n"
             "  --max-size N       PMSIDR_EL1.MaxSize, 4..11 (default 6)\n"
             "  --align N          PMBIDR_EL1.Align, 0..MaxSize (default 0)\n"
-            "  --write-latency N  cycles the memory takes to accept each buffer write (default 0:\n"
-            "                     at once, the functional behaviour)\n"
+            "  --write-latency N  cycles the memory takes to accept each buffer write, SPE and\n"
+            "                     --trbe (default 0: at once, the functional behaviour)\n"
             "  --write-latency-dist D  a seeded latency distribution instead: fixed:C,\n"
             "                     uniform:A:B or exp:MEAN (cycles; same --seed, same results)\n"
             "  --write-bytes N    buffer writer's write size: 0 = one write per record (default),\n"
             "                     else a power of two 16..4096 (aligned blocks, e.g. 64-byte lines)\n"
-            "  --max-outstanding-writes N  writes in flight before the writer stalls (default 1)\n"
+            "  --max-outstanding-writes N  writes in flight before the writer stalls, SPE and\n"
+            "                     --trbe, 1..256 (default 1)\n"
             "  --out DIR          output folder (default out)\n"
             "  --trbe             also run the TRBU from a synthetic trace source (OUT/trbe.bin)\n"
             "  --trbe-bytes N     trace bytes for --trbe (default 16 MiB)\n"
             "  --trbe-buffer N    trace buffer bytes for --trbe (default 65536)\n"
-            "  --write-latency N  --trbe: cycles until memory accepts each trace buffer write\n"
-            "                     (default 0: at once)\n"
-            "  --max-outstanding-writes N  --trbe: trace buffer writes in flight, 1..1024 (default 1)\n"
+
             "  --json             print the JSON summary instead of the readable one\n"
             "  -h, --help         this text\n");
 }
@@ -329,7 +328,7 @@ int main(int argc, char **argv)
             if (parse_u64("--write-latency", optarg, 0, 1u << 24, &v)) return 2;
             o.lat_kind = SPE_LAT_FIXED;
             o.write_latency = o.write_latency_max = (uint32_t)v;
-            topt.write_latency = (uint32_t)v; /* --trbe: the trace buffer writes too */
+            topt.write_latency = (uint32_t)v;             /* --trbe: the same fixed latency */
             break;
         case O_WLATD: {
             char lwhy[160];
