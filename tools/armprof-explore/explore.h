@@ -121,7 +121,7 @@ bool ex_metric_platform_missing(int m);
 /* ----- Sweep files ------------------------------------------------------------------------------ */
 
 #define EX_MAX_AXES 12
-#define EX_MAX_PARAMS 64
+#define EX_MAX_PARAMS 96
 #define EX_MAX_VALUES 64
 
 typedef struct ex_axis {
