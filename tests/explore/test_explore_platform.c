@@ -222,14 +222,110 @@ static void expect_error(const char *text, const char *msg)
 static void unsupported_rejected(void **s)
 {
     (void)s;
-    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  fifo_bytes: [64, 128]\n",
-                 "bad.yaml:4: fifo_bytes: the platform model (--model platform) cannot sweep it");
-    expect_error("ops: 1000\ndrain: 2\nsweep:\n  buffer_bytes: [4K, 8K]\n",
-                 "bad.yaml:2: drain = 2: the platform model (--model platform) has no such setting");
+    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  max_size: [6, 7]\n",
+                 "bad.yaml:4: max_size: the platform model (--model platform) cannot sweep it");
+    expect_error("ops: 1000\nalign: 2\nsweep:\n  buffer_bytes: [4K, 8K]\n",
+                 "bad.yaml:2: align = 2: the platform model (--model platform) has no such setting");
+    /* write_latency is the C level's cycle model: the platform takes write_latency_ns. */
+    expect_error("ops: 1000\nsweep:\n  buffer_bytes: [4K]\n  write_latency: [0, uniform:10:20]\n",
+                 "bad.yaml:4: write_latency: the platform model (--model platform) cannot sweep it");
     expect_error("ops: 1000\nworkload:\n  mix: memory\nsweep:\n  buffer_bytes: [4K, 8K]\n",
                  "bad.yaml:3: mix = memory: the platform model");
     expect_error("ops: 1000\nspe_enabled: false\nsweep:\n  trbe_buffer_bytes: [8K, 16K]\n",
                  "bad.yaml:2: spe_enabled = false: the platform model");
+}
+
+/* The memory-timing keys (issue 12) reach armprof-vp's scenario: memory.write_latency_ns,
+ * bus.background_traffic, spe.write_bytes, spe.max_outstanding_writes and the FIFO depth, with
+ * the platform's own keys of the same sections kept; and a run of them gives the timing columns.
+ * More latency at a fixed FIFO never lowers collisions or the FIFO's high-water mark, at either
+ * traffic share; more traffic lengthens the writes. (More traffic is not point for point
+ * monotonic in collisions: the bursts shift which operations become records, seen 50 -> 45.) */
+static void timing_keys(void **s)
+{
+    (void)s;
+    static ex_sweep t;
+    const char *text =
+        "name: platform-timing\n"
+        "ops: 200000\n"
+        "ops_per_cycle: 4\n"
+        "interval: 256\n"
+        "clock_ns: 0.5\n"
+        "timing: lt\n"
+        "dmi: false\n"
+        "spe:\n"
+        "  write_bytes: 64\n"
+        "  max_outstanding_writes: 2\n"
+        "  fifo_bytes: 256\n"
+        "bus:\n"
+        "  latency_ns: 12\n"
+        "  background_traffic: {share: 0.5, burst_bytes: 256}\n"
+        "memory:\n"
+        "  latency_ns: 20\n"
+        "sweep:\n"
+        "  memory.write_latency_ns: [0, 100, 400]\n"
+        "  bus.background_traffic.share: [0.5, 0.9]\n";
+    char err[1024] = "";
+    assert_int_equal(ex_sweep_load_string("timing.yaml", text, &t, err, sizeof(err)), 0);
+    /* background traffic needs the platform's bus: the C level says so, with the line */
+    assert_int_equal(ex_sweep_set_model(&t, EX_MODEL_C, err, sizeof(err)), -1);
+    if (!strstr(err, "timing.yaml:19: ") /* the swept share's line */ || !strstr(err, "background_traffic needs the platform's bus"))
+        fail_msg("C level: %s", err);
+    assert_int_equal(ex_sweep_set_model(&t, EX_MODEL_PLATFORM, err, sizeof(err)), 0);
+    ex_point_cfg cfg;
+    ex_point_build(&t, 4, &cfg); /* 400 ns, share 0.5 */
+    char *y = ex_platform_scenario(&t, &cfg);
+    assert_non_null(y);
+    static const char *const want[] = { "\ntiming: lt\n", "\n  write_bytes: 64\n", "\n  max_outstanding_writes: 2\n",
+                                        "\n  fifo_bytes: 256\n",
+                                        "\nmemory: {latency_ns: 20, write_latency_ns: 400}\n",
+                                        "\nbus: {latency_ns: 12, background_traffic: {share: 0.5, burst_bytes: 256}}\n" };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!strstr(y, want[i]))
+            fail_msg("no '%s' in the scenario:\n%s", want[i], y);
+    assert_null(strstr(y, "drain_bytes_per_cycle")); /* not set: the platform's default */
+    free(y);
+    ex_run_opts ro = { .outdir = EXPLORE_TMP "/platform-timing", .jobs = 2, .fresh = true, .vp_path = ARMPROF_VP };
+    ex_run_stats st;
+    if (ex_sweep_run(&t, &ro, &st, err, sizeof(err)))
+        fail_msg("ex_sweep_run: %s", err);
+    static csv r;
+    assert_int_equal(csv_load(EXPLORE_TMP "/platform-timing/results.csv", &r), 0);
+    assert_int_equal(r.nrow, 6);
+    int cl = csv_col(&r, "write_latency_ns"), cb = csv_col(&r, "background_traffic");
+    int cc = csv_col(&r, "collisions"), cf = csv_col(&r, "fifo_max_bytes");
+    int cs = csv_col(&r, "writer_stall_cycles"), co = csv_col(&r, "outstanding_writes_max");
+    int cm = csv_col(&r, "write_latency_mean_ns"), cx = csv_col(&r, "write_latency_max_ns");
+    assert_true(cl > 0 && cb > 0 && cc > 0 && cf > 0 && cs > 0 && co > 0 && cm > 0 && cx > 0);
+    static const double lat[] = { 0, 100, 400 }, share[] = { 0.5, 0.9 };
+    int row[3][2];
+    for (int l = 0; l < 3; l++)
+        for (int b = 0; b < 2; b++) {
+            row[l][b] = -1;
+            for (int k = 0; k < r.nrow; k++)
+                if (r.v[k][cl] == lat[l] && r.v[k][cb] == share[b])
+                    row[l][b] = k;
+            assert_true(row[l][b] >= 0);
+            assert_true(r.v[row[l][b]][co] >= 1 && r.v[row[l][b]][co] <= 2);
+            assert_true(r.v[row[l][b]][cx] >= lat[l]); /* the memory's latency, plus the bus */
+        }
+    for (int b = 0; b < 2; b++) {
+        for (int l = 1; l < 3; l++) {
+            /* more latency at a fixed FIFO: never fewer collisions, never a lower high-water mark */
+            const double *p = r.v[row[l - 1][b]], *q = r.v[row[l][b]];
+            assert_true(q[cc] >= p[cc]);
+            /* a full FIFO's high-water mark is its depth less the part of a record that did not
+             * fit (64 B records here): within that, it may fall by a few bytes */
+            assert_true(q[cf] >= p[cf] || (p[cf] > 256 - 64 && q[cf] > 256 - 64));
+            assert_true(q[cm] > p[cm]);
+        }
+        assert_true(r.v[row[2][b]][cc] > 2 * r.v[row[0][b]][cc]); /* the latency shows */
+        assert_true(r.v[row[2][b]][cs] > r.v[row[0][b]][cs]);
+    }
+    /* 90 % of the bus taken by background bursts: the writes wait longer than at 50 % */
+    for (int l = 0; l < 3; l++)
+        assert_true(r.v[row[l][1]][cm] > r.v[row[l][0]][cm]);
+    assert_true(r.v[row[0][1]][cc] > r.v[row[0][0]][cc]);
 }
 
 int main(void)
@@ -242,6 +338,7 @@ int main(void)
         cmocka_unit_test(fork_server_failures),
         cmocka_unit_test(missing_metrics),
         cmocka_unit_test(unsupported_rejected),
+        cmocka_unit_test(timing_keys),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

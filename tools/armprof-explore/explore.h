@@ -19,7 +19,9 @@ extern "C" {
  * Every knob a sweep file can set or sweep. Names follow armprof-run's options (with '_' for
  * '-'); workload fields are `workload.<field of wl_config>`. */
 
-typedef enum ex_kind { EX_U64, EX_BOOL, EX_REAL, EX_ENUM, EX_TEXT } ex_kind;
+/* EX_LATENCY: a memory write latency model in cycles, "C", "fixed:C", "uniform:A:B" or "exp:MEAN"
+ * (spe_run_parse_latency); its number (ex_val.d) is the mean in cycles. */
+typedef enum ex_kind { EX_U64, EX_BOOL, EX_REAL, EX_ENUM, EX_TEXT, EX_LATENCY } ex_kind;
 
 typedef struct ex_val {
     uint64_t u;         /* EX_U64, EX_BOOL (0/1), EX_ENUM (index) */
@@ -44,6 +46,14 @@ typedef struct ex_point_cfg {
     ex_model model;     /* part of the point's key */
     char trace[256];    /* workload.trace: operation-trace file replayed instead of the generator ("" none) */
     uint64_t trace_repeat; /* workload.repeat: the run is the file's operations * this */
+    /* Memory timing (issue 12). write_latency_ns > 0 is a fixed latency: the platform's
+     * memory.write_latency_ns, at C level rounded to cycles of clock_hz (run.lat_kind and
+     * run.write_latency hold the C level's own cycle model, parameter write_latency). */
+    uint64_t timing;        /* index into ex_timing_names (lt, at, off) */
+    double write_latency_ns;
+    double bg_share;        /* bus.background_traffic.share (platform only; 0: none) */
+    uint32_t bg_burst;      /* bus.background_traffic.burst_bytes */
+    uint64_t bg_seed;       /* bus.background_traffic.seed (0: from the scenario's seed) */
 } ex_point_cfg;
 
 typedef struct ex_param_def {
@@ -72,6 +82,7 @@ void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v);
 extern const char *const ex_mix_names[];
 extern const char *const ex_trbe_mode_names[];  /* fill, wrap, circular (TRBLIMITR_EL1.FM) */
 extern const char *const ex_trbe_tm_names[];    /* stop, irq, ignore (TRBLIMITR_EL1.TM) */
+extern const char *const ex_timing_names[];     /* lt, at, off (armprof-vp's timing:) */
 void ex_point_cfg_default(ex_point_cfg *cfg);
 
 /* ----- Metrics ----------------------------------------------------------------------------------
@@ -83,6 +94,8 @@ enum {
     EXM_LOST_PCT, EXM_DL_EVENTS, EXM_MGMT_EVENTS, EXM_BUFFER_FULL_EVENTS, EXM_FAULT_EVENTS,
     EXM_EXT_ABORT_EVENTS, EXM_IRQS, EXM_IRQ_PER_S, EXM_BUFFER_FULL_PCT, EXM_FIFO_MEAN,
     EXM_FIFO_P99, EXM_FIFO_MAX, EXM_BUS_BYTES_PER_CYCLE, EXM_BUS_MBYTES_PER_S, EXM_SAMPLES_PER_S,
+    EXM_WRITER_STALL_CYCLES, EXM_OUTSTANDING_WRITES_MAX, EXM_WRITE_LAT_MIN_NS, EXM_WRITE_LAT_MEAN_NS,
+    EXM_WRITE_LAT_MAX_NS,
     EXM_TRBE_BYTES_IN, EXM_TRBE_BYTES_WRITTEN, EXM_TRBE_BYTES_COPIED, EXM_TRBE_BYTES_DISCARDED,
     EXM_TRBE_BYTES_OVERWRITTEN, EXM_TRBE_BYTES_LOST, EXM_TRBE_LOST_PCT, EXM_TRBE_WRAPS,
     EXM_TRBE_MGMT_EVENTS, EXM_TRBE_IRQS, EXM_TRBE_IRQ_PER_S, EXM_TRBE_FULL_PCT, EXM_TRBE_CYCLES,
@@ -108,7 +121,7 @@ bool ex_metric_platform_missing(int m);
 /* ----- Sweep files ------------------------------------------------------------------------------ */
 
 #define EX_MAX_AXES 12
-#define EX_MAX_PARAMS 64
+#define EX_MAX_PARAMS 96
 #define EX_MAX_VALUES 64
 
 typedef struct ex_axis {
@@ -144,6 +157,8 @@ typedef struct ex_sweep {
     char platform_top[2048];    /* those keys as YAML lines for armprof-vp's scenario (flow style) */
     char platform_spe[512];     /* ... the ones under spe: */
     char platform_trbe[256];    /* ... the ones under trbe: */
+    char platform_bus[512];     /* ... under bus: (but background_traffic, a parameter) */
+    char platform_memory[256];  /* ... under memory: (but write_latency_ns, a parameter) */
     ex_model model;         /* set by ex_sweep_set_model() */
     double max_collision_pct;   /* recommendation thresholds (recommend: in the file) */
     double max_lost_pct;

@@ -12,13 +12,18 @@
 #include <string.h>
 
 /* Where a parameter lives in ex_point_cfg and how it is stored. */
-typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX, FT_ENUM, FT_TEXT } ex_ftype;
+typedef enum ex_ftype { FT_U64, FT_U32, FT_U8, FT_BOOL, FT_DBL, FT_MIX, FT_ENUM, FT_TEXT, FT_LAT } ex_ftype;
 
 typedef struct ex_param_impl {
     ex_param_def def;
     ex_ftype ft;
     size_t off;
+    /* TF_KEY: added with memory timing, left out of a point's key at its default value (the keys
+     * of sweeps without memory timing stay what they were). TF_IF_SET: written into armprof-vp's
+     * scenario only when the sweep sets it (otherwise the platform's own default holds). */
+    unsigned flags;
 } ex_param_impl;
+enum { TF_KEY = 1, TF_IF_SET = 2 };
 
 #define OFF(f) offsetof(ex_point_cfg, f)
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -27,14 +32,24 @@ const char *const ex_mix_names[] = { "default", "compute", "memory", "branchy", 
 /* TRBLIMITR_EL1.FM and .TM, in the order of these tables. */
 const char *const ex_trbe_mode_names[] = { "fill", "wrap", "circular", NULL };
 const char *const ex_trbe_tm_names[] = { "stop", "irq", "ignore", NULL };
+/* armprof-vp's `timing:` (memory timing reaching the units); the platform's default first. */
+const char *const ex_timing_names[] = { "lt", "at", "off", NULL };
 static const unsigned trbe_fm_enc[] = { TRBU_FM_FILL, TRBU_FM_WRAP, TRBU_FM_CIRCULAR };
 static const unsigned trbe_tm_enc[] = { TRBU_TM_STOP, TRBU_TM_IRQ, TRBU_TM_IGNORE };
 
 /* name, alias, kind, lo, hi, byte suffixes, seeds, help, enum names, armprof-vp key, storage */
 #define P(n, al, k, lo, hi, by, se, h, nm, pk, ft, f) \
-    { { n, al, k, lo, hi, by, se, h, nm, pk }, ft, OFF(f) }
+    { { n, al, k, lo, hi, by, se, h, nm, pk }, ft, OFF(f), 0 }
 #define U(n, al, lo, hi, h, pk, ft, f) P(n, al, EX_U64, lo, hi, false, false, h, NULL, pk, ft, f)
 #define B(n, h, pk, f) P(n, NULL, EX_BOOL, 0, 1, false, false, h, NULL, pk, FT_BOOL, f)
+/* A memory-timing parameter (ex_param_impl.timing). */
+#define T(n, al, k, lo, hi, h, pk, ft, f) \
+    { { n, al, k, lo, hi, false, false, h, NULL, pk }, ft, OFF(f), TF_KEY | TF_IF_SET }
+#define TB(n, al, lo, hi, h, pk, ft, f) \
+    { { n, al, EX_U64, lo, hi, true, false, h, NULL, pk }, ft, OFF(f), TF_KEY | TF_IF_SET }
+/* An older parameter armprof-vp gained a key for: written only when set. */
+#define S(n, al, k, lo, hi, by, h, pk, ft, f) \
+    { { n, al, k, lo, hi, by, false, h, NULL, pk }, ft, OFF(f), TF_IF_SET }
 
 /* Table order is the order of application: `mix` first (it reloads the workload), then the
  * rest, so `workload.*` values refine the chosen mix. */
@@ -57,12 +72,34 @@ static const ex_param_impl params[] = {
     B("service", "service management events as Linux's arm_spe_pmu does", NULL, run.service),
     U("irq_latency", NULL, 0, 1099511627776.0, "cycles from PMBIRQ to the interrupt handler", "spe.irq_latency",
       FT_U64, run.irq_latency),
-    P("fifo_bytes", "fifo_depth", EX_U64, 1, 64.0 * 1024 * 1024, true, false, "record FIFO depth in bytes", NULL,
-      NULL, FT_U32, run.spu.fifo_bytes),
-    U("drain", "drain_bytes_per_cycle", 1, 1048576, "record FIFO drain bandwidth, bytes per cycle", NULL, FT_U32,
-      run.spu.drain_bytes_per_cycle),
-    U("inflight", "max_inflight", 1, 4096, "sampled operations in flight before a collision", NULL, FT_U32,
-      run.spu.max_inflight),
+    S("fifo_bytes", "fifo_depth", EX_U64, 1, 64.0 * 1024 * 1024, true, "record FIFO depth in bytes",
+      "spe.fifo_bytes", FT_U32, run.spu.fifo_bytes),
+    S("drain", "drain_bytes_per_cycle", EX_U64, 1, 1048576, false, "record FIFO drain bandwidth, bytes per cycle",
+      "spe.drain_bytes_per_cycle", FT_U32, run.spu.drain_bytes_per_cycle),
+    S("inflight", "max_inflight", EX_U64, 1, 4096, false, "sampled operations in flight before a collision",
+      "spe.max_inflight", FT_U32, run.spu.max_inflight),
+    { { "timing", NULL, EX_ENUM, 0, 2, false, false,
+        "memory timing: lt, at (platform: AT protocol; C level: as lt), off (functional: write latency 0)",
+        ex_timing_names, "timing" }, FT_ENUM, OFF(timing), TF_KEY | TF_IF_SET },
+    T("write_latency_ns", "memory.write_latency_ns", EX_REAL, 0, 1e6,
+      "fixed memory write latency, ns (C level: rounded to cycles of clock_hz)", "memory.write_latency_ns", FT_DBL,
+      write_latency_ns),
+    T("write_latency", NULL, EX_LATENCY, 0, 16777216,
+      "C level: memory write latency in cycles: C, fixed:C, uniform:A:B or exp:MEAN (seeded per point)", NULL,
+      FT_LAT, run.lat_kind),
+    TB("write_bytes", NULL, 0, 4096,
+      "buffer writer's write size: 0 one write per record, else a power of two 16..4096 (e.g. 64-byte lines)",
+      "spe.write_bytes", FT_U32, run.spu.write_bytes),
+    T("max_outstanding_writes", NULL, EX_U64, 1, 256, "buffer writes in flight before the record FIFO stops draining",
+      "spe.max_outstanding_writes", FT_U32, run.spu.max_outstanding_writes),
+    T("background_traffic", "bus.background_traffic.share", EX_REAL, 0, 1,
+      "platform: share of the bus bandwidth taken by seeded background read bursts (0: none)",
+      "bus.background_traffic.share", FT_DBL, bg_share),
+    TB("background_burst_bytes", "bus.background_traffic.burst_bytes", 1, 4096,
+      "platform: bytes per background burst", "bus.background_traffic.burst_bytes", FT_U32, bg_burst),
+    T("background_seed", "bus.background_traffic.seed", EX_U64, 0, 18446744073709551615.0,
+      "platform: seed of the background bursts (0: from the point's seed)", "bus.background_traffic.seed", FT_U64,
+      bg_seed),
     U("max_size", NULL, 4, 11, "PMSIDR_EL1.MaxSize (2^n bytes)", NULL, FT_U8, run.spu.max_size),
     U("align", NULL, 0, 11, "PMBIDR_EL1.Align (2^n bytes)", NULL, FT_U8, run.spu.align),
     B("ts", "PMSCR_EL1.TS", "spe.ts", run.ts),
@@ -124,10 +161,14 @@ static const ex_param_impl params[] = {
 #undef P
 #undef U
 #undef B
+#undef T
+#undef TB
+#undef S
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 _Static_assert(sizeof(params) / sizeof(params[0]) <= EX_MAX_PARAMS, "raise EX_MAX_PARAMS");
 
 size_t ex_param_count(void) { return NPARAMS; }
+bool ex_param_platform_if_set(size_t p) { return p < NPARAMS && (params[p].flags & TF_IF_SET); }
 const ex_param_def *ex_param(size_t i) { return i < NPARAMS ? &params[i].def : NULL; }
 
 static bool same_name(const char *a, const char *b)
@@ -166,6 +207,27 @@ static void canon(size_t p, ex_val *v)
     case EX_ENUM: snprintf(v->text, sizeof(v->text), "%s", params[p].def.names[v->u]); v->d = (double)v->u; break;
     case EX_REAL: snprintf(v->text, sizeof(v->text), "%.10g", v->d); v->u = 0; break;
     case EX_TEXT: v->u = 0; v->d = 0; break;
+    case EX_LATENCY: break; /* text and mean set by the caller */
+    }
+}
+
+/* A latency model's canonical text and mean (cycles) from spe_run_opts' fields. */
+static void lat_canon(ex_val *v, unsigned kind, uint32_t a, uint32_t b)
+{
+    v->u = kind;
+    switch (kind) {
+    case SPE_LAT_UNIFORM:
+        snprintf(v->text, sizeof(v->text), "uniform:%" PRIu32 ":%" PRIu32, a, b);
+        v->d = ((double)a + (double)b) / 2;
+        break;
+    case SPE_LAT_EXP:
+        snprintf(v->text, sizeof(v->text), "exp:%" PRIu32, a);
+        v->d = a;
+        break;
+    default:
+        snprintf(v->text, sizeof(v->text), "fixed:%" PRIu32, a);
+        v->d = a;
+        break;
     }
 }
 
@@ -174,6 +236,20 @@ int ex_param_parse(size_t p, const char *text, ex_val *out, char *why, size_t wh
     const ex_param_def *d = &params[p].def;
     memset(out, 0, sizeof(*out));
     switch (d->kind) {
+    case EX_LATENCY: {
+        /* A bare number of cycles is fixed:C. */
+        char buf[300];
+        snprintf(buf, sizeof(buf), "%s%s", text[0] >= '0' && text[0] <= '9' ? "fixed:" : "", text);
+        spe_run_opts o;
+        spe_run_opts_default(&o);
+        char lw[160];
+        if (spe_run_parse_latency(buf, &o, lw, sizeof(lw))) {
+            snprintf(why, whylen, "%s: %s", d->name, lw);
+            return -1;
+        }
+        lat_canon(out, o.lat_kind, o.write_latency, o.write_latency_max);
+        return 0;
+    }
     case EX_TEXT:
         if (!text[0] || strlen(text) >= sizeof(out->text)) {
             snprintf(why, whylen, "%s expects a file name of 1 to %zu characters", d->name, sizeof(out->text) - 1);
@@ -243,6 +319,11 @@ int ex_param_parse(size_t p, const char *text, ex_val *out, char *why, size_t wh
                      "has 4 KiB granularity)", text);
             return -1;
         }
+        if (!strcmp(d->name, "write_bytes") && out->u && (out->u < 16 || (out->u & (out->u - 1)))) {
+            snprintf(why, whylen, "write_bytes = %s is neither 0 (one write per record) nor a power of two "
+                     "16 .. 4096", text);
+            return -1;
+        }
         if (!strcmp(d->name, "trbe_buffer_bytes") && (out->u & 4095)) {
             snprintf(why, whylen, "trbe_buffer_bytes = %s is not a multiple of 4096 (TRBBASER_EL1.BASE and "
                      "TRBLIMITR_EL1.LIMIT have 4 KiB granularity)", text);
@@ -284,6 +365,9 @@ ex_val ex_param_get(size_t p, const ex_point_cfg *cfg)
     case FT_MIX: v.u = cfg->mix; break;
     case FT_ENUM: { uint64_t x; memcpy(&x, b, sizeof(x)); v.u = x; break; }
     case FT_TEXT: snprintf(v.text, sizeof(v.text), "%s", b); break;
+    case FT_LAT:
+        lat_canon(&v, cfg->run.lat_kind, cfg->run.write_latency, cfg->run.write_latency_max);
+        return v;
     }
     canon(p, &v);
     return v;
@@ -324,6 +408,11 @@ void ex_param_apply(size_t p, ex_point_cfg *cfg, const ex_val *v)
     case FT_MIX: cfg->mix = v->u; load_mix(&cfg->run.wl, v->u); break;
     case FT_ENUM: { uint64_t x = v->u; memcpy(b, &x, sizeof(x)); break; }
     case FT_TEXT: snprintf(b, sizeof(cfg->trace), "%s", v->text); break;
+    case FT_LAT: {
+        char why[160];
+        spe_run_parse_latency(v->text, &cfg->run, why, sizeof(why)); /* canonical: checked when parsed */
+        break;
+    }
     }
 }
 
@@ -344,6 +433,32 @@ void ex_point_cfg_default(ex_point_cfg *cfg)
     cfg->trbe_mode = 0; /* fill */
     cfg->trbe_tm = 2;   /* ignore */
     cfg->trace_repeat = 1;
+    cfg->bg_burst = 64; /* armprof-vp's TrafficGen default */
+}
+
+/* The C level's write latency of a point: write_latency_ns at clock_hz (rounded to the nearest
+ * cycle), else the write_latency model. */
+static int c_latency(ex_point_cfg *cfg, char *why, size_t whylen)
+{
+    if (cfg->timing == 2) { /* off: the functional behaviour, as armprof-vp's timing: off */
+        cfg->run.lat_kind = SPE_LAT_FIXED;
+        cfg->run.write_latency = cfg->run.write_latency_max = 0;
+        return 0;
+    }
+    if (cfg->write_latency_ns <= 0)
+        return 0;
+    if (cfg->run.lat_kind != SPE_LAT_FIXED || cfg->run.write_latency != 0) {
+        snprintf(why, whylen, "write_latency_ns and write_latency are both set: one memory latency model");
+        return -1;
+    }
+    double c = floor(cfg->write_latency_ns * cfg->clock_hz / 1e9 + 0.5);
+    if (c > 16777216.0) {
+        snprintf(why, whylen, "write_latency_ns %g at %g Hz is more than 2^24 cycles", cfg->write_latency_ns,
+                 cfg->clock_hz);
+        return -1;
+    }
+    cfg->run.write_latency = cfg->run.write_latency_max = (uint32_t)c;
+    return 0;
 }
 
 /* The run_trbe options of a point (the enum parameters as register encodings). */
@@ -358,12 +473,33 @@ static run_trbe_opts trbe_opts(const ex_point_cfg *cfg)
 
 int ex_point_validate(const ex_point_cfg *cfg, char *why, size_t whylen)
 {
+    if (ex_point_validate_unit(cfg, why, whylen))
+        return -1;
+    if (cfg->model == EX_MODEL_PLATFORM && (cfg->run.lat_kind != SPE_LAT_FIXED || cfg->run.write_latency != 0)) {
+        snprintf(why, whylen, "write_latency is the C level's cycle model: the platform takes write_latency_ns");
+        return -1;
+    }
+    if (cfg->model == EX_MODEL_C && cfg->bg_share > 0) {
+        snprintf(why, whylen, "background_traffic needs the platform's bus (--model platform); the C-level memory "
+                 "is flat (model contention there as a write_latency distribution)");
+        return -1;
+    }
+    ex_point_cfg c = *cfg;
+    return cfg->model == EX_MODEL_C ? c_latency(&c, why, whylen) : 0;
+}
+
+int ex_point_validate_unit(const ex_point_cfg *cfg, char *why, size_t whylen)
+{
     if (!cfg->spe_enabled && !cfg->trbe_enabled) {
         snprintf(why, whylen, "spe_enabled and trbe_enabled are both false: nothing to run");
         return -1;
     }
     if (cfg->spe_enabled && spu_config_validate(&cfg->run.spu, why, whylen) != ARMPROF_OK)
         return -1;
+    if (cfg->write_latency_ns > 0 && (cfg->run.lat_kind != SPE_LAT_FIXED || cfg->run.write_latency != 0)) {
+        snprintf(why, whylen, "write_latency_ns and write_latency are both set: one memory latency model");
+        return -1;
+    }
     if (cfg->trbe_enabled) {
         if (trbu_config_validate(&cfg->trbe.trbu, why, whylen) != ARMPROF_OK)
             return -1;
@@ -410,6 +546,11 @@ static const struct { const char *name, *help; } metrics[EXM__COUNT] = {
     [EXM_BUS_BYTES_PER_CYCLE] = { "bus_bytes_per_cycle", "buffer write bandwidth used, bytes per cycle" },
     [EXM_BUS_MBYTES_PER_S] = { "bus_mbytes_per_s", "buffer write bandwidth used, MB per simulated second" },
     [EXM_SAMPLES_PER_S] = { "samples_per_s", "records written per simulated second" },
+    [EXM_WRITER_STALL_CYCLES] = { "writer_stall_cycles", "cycles the record FIFO held bytes the writer could not issue (writes outstanding)" },
+    [EXM_OUTSTANDING_WRITES_MAX] = { "outstanding_writes_max", "buffer writes in flight, maximum" },
+    [EXM_WRITE_LAT_MIN_NS] = { "write_latency_min_ns", "buffer write latency (issue to acceptance), minimum, ns" },
+    [EXM_WRITE_LAT_MEAN_NS] = { "write_latency_mean_ns", "buffer write latency, mean, ns" },
+    [EXM_WRITE_LAT_MAX_NS] = { "write_latency_max_ns", "buffer write latency, maximum, ns" },
     [EXM_TRBE_BYTES_IN] = { "trbe_bytes_in", "TRBE: trace bytes handed to the unit" },
     [EXM_TRBE_BYTES_WRITTEN] = { "trbe_bytes_written", "TRBE: bytes written to the trace buffer (with padding)" },
     [EXM_TRBE_BYTES_COPIED] = { "trbe_bytes_copied", "TRBE: bytes the driver copied out of the buffer" },
@@ -495,6 +636,8 @@ static uint64_t mix64(uint64_t z)
 static uint64_t hash_params(const ex_point_cfg *cfg, bool seeds_only)
 {
     uint64_t h = 0xcbf29ce484222325ull;
+    ex_point_cfg def;
+    ex_point_cfg_default(&def);
     for (size_t p = 0; p < NPARAMS; p++) {
         if (seeds_only && !params[p].def.seeds)
             continue;
@@ -505,6 +648,8 @@ static uint64_t hash_params(const ex_point_cfg *cfg, bool seeds_only)
         if (!cfg->trace[0] && params[p].off == OFF(trace_repeat))
             continue;
         ex_val v = ex_param_get(p, cfg);
+        if ((params[p].flags & TF_KEY) && !strcmp(v.text, ex_param_get(p, &def).text))
+            continue; /* at its default: keys as before memory timing */
         h = fnv1a(h, params[p].def.name);
         h = fnv1a(h, "=");
         h = fnv1a(h, v.text);
@@ -558,6 +703,11 @@ void ex_spe_metrics(const ex_spe_counts *k, double *m)
     m[EXM_BUS_BYTES_PER_CYCLE] = k->cycles > 0 ? k->bytes / k->cycles : 0;
     m[EXM_BUS_MBYTES_PER_S] = k->secs > 0 ? k->bytes / k->secs / 1e6 : 0;
     m[EXM_SAMPLES_PER_S] = k->secs > 0 ? k->written / k->secs : 0;
+    m[EXM_WRITER_STALL_CYCLES] = k->stall_cycles;
+    m[EXM_OUTSTANDING_WRITES_MAX] = k->outstanding_max;
+    m[EXM_WRITE_LAT_MIN_NS] = k->lat_min_ns;
+    m[EXM_WRITE_LAT_MEAN_NS] = k->lat_mean_ns;
+    m[EXM_WRITE_LAT_MAX_NS] = k->lat_max_ns;
 }
 
 void ex_trbe_metrics(const ex_trbe_counts *k, double *m)
@@ -592,7 +742,7 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
     c.run.dump = NULL;
     c.run.progress = NULL;
     char why[160];
-    if (ex_point_validate(&c, why, sizeof(why))) {
+    if (ex_point_validate(&c, why, sizeof(why)) || c_latency(&c, why, sizeof(why))) {
         snprintf(err, errlen, "invalid unit configuration: %s", why);
         return -1;
     }
@@ -632,6 +782,12 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
             .secs = (double)r.cycles / c.clock_hz };
         for (int i = 0; i < SPU_DISCARD__COUNT; i++)
             k.discard[i] = (double)st->discarded[i];
+        double ns = 1e9 / c.clock_hz;
+        k.stall_cycles = (double)st->writer_stall_cycles;
+        k.outstanding_max = (double)st->outstanding_writes_max;
+        k.lat_min_ns = st->writes_answered ? (double)st->write_latency_min * ns : 0;
+        k.lat_mean_ns = st->writes_answered ? (double)st->write_latency_sum / (double)st->writes_answered * ns : 0;
+        k.lat_max_ns = (double)st->write_latency_max * ns;
         ex_spe_metrics(&k, m);
         host += r.host_seconds;
         cycles = (double)r.cycles;

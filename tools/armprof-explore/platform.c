@@ -121,6 +121,8 @@ char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg)
                 continue;
             if (cfg->trace[0] && !strcmp(pk, "ops")) /* a replay: the file's lines * repeat */
                 continue;
+            if (ex_param_platform_if_set(p) && !ex_sweep_sets(sw, p)) /* the platform's own default */
+                continue;
             size_t ul = strlen(unit[u]);
             if (u == 0 ? strchr(pk, '.') != NULL : strncmp(pk, unit[u], ul) != 0)
                 continue;
@@ -135,8 +137,30 @@ char *ex_platform_scenario(const ex_sweep *sw, const ex_point_cfg *cfg)
                 put(&s, *q == '\'' ? "''" : "%c", *q);
             put(&s, "'\n  repeat: %" PRIu64 "\n", cfg->trace_repeat);
         }
-        if (u == 0)
+        if (u == 0) {
             put(&s, "%s", sw->platform_top);
+            /* bus: and memory: (flow style): the keys as written, then the parameters. */
+            int wl = ex_param_find("write_latency_ns"), bs = ex_param_find("background_traffic");
+            int bb = ex_param_find("background_burst_bytes"), bd = ex_param_find("background_seed");
+            bool mem_lat = ex_sweep_sets(sw, (size_t)wl), bg = cfg->bg_share > 0;
+            if (sw->platform_memory[0] || mem_lat)
+                put(&s, "memory: {%s%s", sw->platform_memory, mem_lat && sw->platform_memory[0] ? ", " : "");
+            if (mem_lat)
+                put(&s, "write_latency_ns: %s", ex_param_get((size_t)wl, cfg).text);
+            if (sw->platform_memory[0] || mem_lat)
+                put(&s, "}\n");
+            if (sw->platform_bus[0] || bg)
+                put(&s, "bus: {%s%s", sw->platform_bus, bg && sw->platform_bus[0] ? ", " : "");
+            if (bg) {
+                put(&s, "background_traffic: {share: %s, burst_bytes: %s", ex_param_get((size_t)bs, cfg).text,
+                    ex_param_get((size_t)bb, cfg).text);
+                if (cfg->bg_seed)
+                    put(&s, ", seed: %s", ex_param_get((size_t)bd, cfg).text);
+                put(&s, "}");
+            }
+            if (sw->platform_bus[0] || bg)
+                put(&s, "}\n");
+        }
         else if (u == 1)
             put_indented(&s, sw->platform_spe);
         else
@@ -248,6 +272,13 @@ static int read_summary(const char *text, const ex_point_cfg *cfg, ex_result *re
     double clock_ns = 1e9 / cfg->clock_hz;
     double cycles = sim_ns / clock_ns, secs = sim_ns * 1e-9;
     ex_spe_counts s = { .ops = (double)cfg->run.ops * pes, .cycles = cycles, .secs = secs };
+    /* Memory timing (armprof-vp with issue 12's summary fields; NaN from an older one): stalls
+     * summed over the PEs, the largest outstanding count, latency min / max over the PEs and the
+     * mean weighted by each PE's bytes written. */
+    bool tok = true;
+    double lat_w = 0, lat_sum = 0;
+    s.lat_min_ns = INFINITY;
+    s.lat_max_ns = 0;
     ex_trbe_counts t = { .cycles = cycles, .secs = secs };
     for (unsigned i = 0; ok && i < (unsigned)pes; i++) {
         char name[32];
@@ -273,7 +304,19 @@ static int read_summary(const char *text, const ex_point_cfg *cfg, ex_result *re
         double fm = num(u, "fifo_bytes_max", &ok);
         if (fm > s.fifo_max)
             s.fifo_max = fm;
-        s.bytes += num(u, "bytes_written", &ok);
+        double bw = num(u, "bytes_written", &ok);
+        s.bytes += bw;
+        s.stall_cycles += num(u, "writer_stall_cycles", &tok);
+        double om = num(u, "outstanding_writes_max", &tok);
+        if (om > s.outstanding_max)
+            s.outstanding_max = om;
+        double lmin = num2(u, "write_latency_ns", "min", &tok), lmax = num2(u, "write_latency_ns", "max", &tok);
+        lat_sum += num2(u, "write_latency_ns", "mean", &tok) * bw;
+        lat_w += bw;
+        if (bw > 0 && lmin < s.lat_min_ns)
+            s.lat_min_ns = lmin;
+        if (lmax > s.lat_max_ns)
+            s.lat_max_ns = lmax;
         if (!cfg->trbe_enabled)
             continue;
         snprintf(name, sizeof(name), "pe%u.trbu", i);
@@ -295,6 +338,11 @@ static int read_summary(const char *text, const ex_point_cfg *cfg, ex_result *re
         snprintf(err, errlen, "summary.json lacks a count armprof-explore reads (an older armprof-vp?)");
         return -1;
     }
+    s.lat_mean_ns = lat_w > 0 ? lat_sum / lat_w : 0;
+    if (isinf(s.lat_min_ns))
+        s.lat_min_ns = 0;
+    if (!tok)
+        s.stall_cycles = s.outstanding_max = s.lat_min_ns = s.lat_mean_ns = s.lat_max_ns = NAN;
     ex_result_clear(res);
     ex_spe_metrics(&s, res->m);
     if (cfg->trbe_enabled) {

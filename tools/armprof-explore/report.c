@@ -84,6 +84,31 @@ static agg aggregate(const ex_sweep *sw, const ex_result *res, int metric, int a
     return g;
 }
 
+/* The lines of the collisions-against-FIFO plot and the groups of its recommendation: the first
+ * swept of the memory system's parameters (memory latency first), else the drain bandwidth. The
+ * other axes are aggregated (plot: mean; recommendation: worst point). */
+static const struct { const char *param, *unit, *label; } line_axes[] = {
+    { "write_latency_ns", " ns", "write latency %s ns" },
+    { "write_latency", " cycles", "write latency %s cycles" },
+    { "background_traffic", "", "background traffic %s" },
+    { "max_outstanding_writes", "", "%s outstanding writes" },
+    { "write_bytes", " B", "writes of %s B" },
+    { "drain", " B/cycle", "drain %s B/cycle" },
+};
+
+static int line_axis(const ex_sweep *sw, int *which)
+{
+    for (size_t i = 0; i < sizeof(line_axes) / sizeof(line_axes[0]); i++) {
+        int a = axis_of(sw, line_axes[i].param);
+        if (a >= 0) {
+            *which = (int)i;
+            return a;
+        }
+    }
+    *which = (int)(sizeof(line_axes) / sizeof(line_axes[0])) - 1;
+    return -1;
+}
+
 /* ----- CSV and JSON ------------------------------------------------------------------------ */
 
 static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path, char *err, size_t errlen)
@@ -246,12 +271,17 @@ static void recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax
         int pick = -1;
         double pick_worst = 0, best = INFINITY;
         int best_k = -1;
+        /* best: the lowest worst point of any size (between equal ones the larger), not only of
+         * the sizes scanned before the first one over the target */
         for (int k = sa->nvals - 1; k >= 0; k--) {
             agg g = aggregate(sw, res, metric, size_ax, order[k], other_ax, o, -1, 0);
             if (g.max < best) {
                 best = g.max;
                 best_k = k;
             }
+        }
+        for (int k = sa->nvals - 1; k >= 0; k--) {
+            agg g = aggregate(sw, res, metric, size_ax, order[k], other_ax, o, -1, 0);
             if (!(g.max < target))
                 break;
             pick = k;
@@ -308,7 +338,8 @@ static void title_esc(char *out, size_t n, const char *in)
 static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char *dir, FILE *gp, char *err,
                            size_t errlen)
 {
-    int fa = axis_of(sw, "fifo_bytes"), da = axis_of(sw, "drain");
+    int which;
+    int fa = axis_of(sw, "fifo_bytes"), da = line_axis(sw, &which);
     FILE *d = open_in(dir, "collisions_vs_fifo.dat", err, errlen);
     if (!d)
         return -1;
@@ -322,7 +353,7 @@ static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char 
     fprintf(d, "# fifo_bytes collision_pct_mean collision_pct_max points\n");
     for (int di = 0; di < nd; di++) {
         int dv = dord[di];
-        fprintf(d, "# drain %s\n", da >= 0 ? sw->axes[da].vals[dv].text : "(fixed)");
+        fprintf(d, "# %s %s\n", line_axes[which].param, da >= 0 ? sw->axes[da].vals[dv].text : "(fixed)");
         for (int k = 0; k < sw->axes[fa].nvals; k++) {
             agg g = aggregate(sw, res, EXM_COLLISION_PCT, fa, fo[k], da, dv, -1, 0);
             double x = sw->axes[fa].vals[fo[k]].d;
@@ -345,18 +376,23 @@ static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char 
     fprintf(p, "set title \"%s: collision rate against record FIFO depth%s\"\n", name,
             per > 1 ? " (mean over the other parameters)" : "");
     fprintf(p, "set xlabel 'record FIFO depth (bytes)'\nset ylabel 'collision rate (%% of sample points)'\n");
-    fprintf(p, "set grid\nset key right center box opaque\nset yrange [0:*]\n");
+    /* The drain lines flatten towards the right; memory-latency lines do not: their key goes
+     * beside the plot. */
+    fprintf(p, "set grid\nset key %s box opaque\nset yrange [0:*]\n",
+            da >= 0 && strcmp(line_axes[which].param, "drain") ? "outside right center" : "right center");
     if (pow2)
         fprintf(p, "set logscale x 2\nset format x '%%.0f'\n");
     fprintf(p, "set style line 99 lc rgb '#b02020' dt 2 lw 1.5\n");
     fprintf(p, "plot \\\n");
     for (int di = 0; di < nd; di++) {
         char t[64];
+        char te[128];
         if (da >= 0)
-            snprintf(t, sizeof(t), "drain %s B/cycle", sw->axes[da].vals[dord[di]].text);
+            snprintf(t, sizeof(t), line_axes[which].label, sw->axes[da].vals[dord[di]].text);
         else
             snprintf(t, sizeof(t), "collision rate");
-        fprintf(p, "  'collisions_vs_fifo.dat' index %d using 1:2 with linespoints lw 2 pt 7 title '%s', \\\n", di, t);
+        title_esc(te, sizeof(te), t);
+        fprintf(p, "  'collisions_vs_fifo.dat' index %d using 1:2 with linespoints lw 2 pt 7 title '%s', \\\n", di, te);
     }
     fprintf(p, "  %g with lines ls 99 title 'target %g %%'\n", sw->max_collision_pct, sw->max_collision_pct);
     fclose(p);
@@ -509,11 +545,12 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
 
     char **reco = NULL;
     int nreco = 0;
-    int fa = axis_of(sw, "fifo_bytes"), da = axis_of(sw, "drain");
+    int which;
+    int fa = axis_of(sw, "fifo_bytes"), da = line_axis(sw, &which);
     int ba = axis_of(sw, "buffer_bytes"), la = axis_of(sw, "irq_latency");
     if (fa >= 0)
         recommend_size(sw, res, fa, da, EXM_COLLISION_PCT, sw->max_collision_pct, "record FIFO depth",
-                       "collisions", " B/cycle", &reco, &nreco);
+                       "collisions", line_axes[which].unit, &reco, &nreco);
     if (ba >= 0)
         recommend_size(sw, res, ba, la, EXM_LOST_PCT, sw->max_lost_pct, "Profiling Buffer", "data lost",
                        " cycles", &reco, &nreco);

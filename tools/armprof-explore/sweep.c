@@ -2,6 +2,7 @@
 /* sweep.c: reads a sweep file (a scenario plus `sweep:` parameter -> values) with libfyaml; errors name file and line. */
 #define _POSIX_C_SOURCE 200809L
 #include "explore.h"
+#include "explore_int.h"
 
 #include <errno.h>
 #include <libfyaml.h>
@@ -83,8 +84,11 @@ static const char *suggest(const char *name)
 {
     const char *best = NULL;
     size_t bestd = 4;
-    for (size_t p = 0; p < ex_param_count(); p++) {
-        const char *cand = ex_param(p)->name;
+    for (size_t q = 0; q < 2 * ex_param_count(); q++) {
+        size_t p = q / 2;
+        const char *cand = q % 2 ? ex_param(p)->alias : ex_param(p)->name;
+        if (!cand)
+            continue;
         size_t la = strlen(name), lb = strlen(cand);
         if (la > 40 || lb > 40)
             continue;
@@ -305,11 +309,9 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
 
 /* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. The C-level
  * model ignores them (and says so); the platform model gets them as they are written. */
-static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "bus", "memory", "pmu",
-                                             "faults", "spe.restart_after_fault", "spe.hw_flag_update",
-                                             "spe.ppi", "spe.el2_pmscr", "trbe.ppi",
-                                             /* memory timing (issue 12): the platform's for now */
-                                             "timing", "spe.write_bytes", "spe.max_outstanding_writes", NULL };
+static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "pmu", "faults",
+                                             "spe.restart_after_fault", "spe.hw_flag_update", "spe.ppi",
+                                             "spe.el2_pmscr", "trbe.ppi", NULL };
 
 static int append(char *buf, size_t cap, const char *key, const char *text)
 {
@@ -368,6 +370,113 @@ static int parse_unit_section(ctx *c, const char *unit, struct fy_node *v)
     return 0;
 }
 
+/* bus: and memory: (armprof-vp's sections): memory.write_latency_ns and bus.background_traffic's
+ * keys are parameters; the other keys go to armprof-vp as written (flow-style items in
+ * platform_bus / platform_memory), and the C-level model ignores them. */
+static int parse_platform_section(ctx *c, const char *sect, struct fy_node *key, struct fy_node *v)
+{
+    if (!v || !fy_node_is_mapping(v))
+        return fail(c, key, 0, "'%s:' must be a mapping (armprof-vp's scenario format)", sect);
+    char *buf = !strcmp(sect, "bus") ? c->sw->platform_bus : c->sw->platform_memory;
+    size_t cap = !strcmp(sect, "bus") ? sizeof(c->sw->platform_bus) : sizeof(c->sw->platform_memory);
+    void *jt = NULL;
+    struct fy_node_pair *sp;
+    while ((sp = fy_node_mapping_iterate(v, &jt))) {
+        struct fy_node *sk = fy_node_pair_key(sp), *sv = fy_node_pair_value(sp);
+        const char *sn = scalar(sk);
+        if (!sn)
+            return fail(c, sk, 0, "keys must be plain names");
+        char full[96], prefix[48];
+        snprintf(full, sizeof(full), "%s.%s", sect, sn);
+        if (!strcmp(full, "bus.background_traffic")) {
+            if (!sv || !fy_node_is_mapping(sv))
+                return fail(c, sv && scalar(sv) ? sv : sk, 0,
+                            "bus.background_traffic: a mapping (share, burst_bytes, seed)");
+            void *kt = NULL;
+            struct fy_node_pair *bp;
+            while ((bp = fy_node_mapping_iterate(sv, &kt))) {
+                if (!scalar(fy_node_pair_key(bp)))
+                    return fail(c, fy_node_pair_key(bp), 0, "keys must be plain names");
+                if (set_fixed(c, "bus.background_traffic.", fy_node_pair_key(bp), fy_node_pair_value(bp)))
+                    return -1;
+            }
+            continue;
+        }
+        if (ex_param_find(full) >= 0) {
+            snprintf(prefix, sizeof(prefix), "%s.", sect);
+            if (set_fixed(c, prefix, sk, sv))
+                return -1;
+            continue;
+        }
+        char *text = sv ? fy_emit_node_to_string(sv, FYECF_MODE_FLOW_ONELINE | FYECF_WIDTH_INF |
+                                                         FYECF_NO_ENDING_NEWLINE) : NULL;
+        if (!text)
+            return fail(c, sk, 0, "%s: cannot read its value", full);
+        size_t n = strlen(buf);
+        int k = snprintf(buf + n, cap - n, "%s%s: %s", n ? ", " : "", sn, text);
+        free(text);
+        if (k < 0 || (size_t)k >= cap - n)
+            return fail(c, sk, 0, "%s: the platform's settings are too long for armprof-explore", full);
+        n = strlen(c->sw->ignored);
+        snprintf(c->sw->ignored + n, sizeof(c->sw->ignored) - n, "%s%s", n ? ", " : "", full);
+    }
+    return 0;
+}
+
+bool ex_sweep_sets(const ex_sweep *sw, size_t p)
+{
+    if (p < EX_MAX_PARAMS && sw->fixed[p])
+        return true;
+    for (int a = 0; a < sw->naxes; a++)
+        if (sw->axes[a].param == (int)p)
+            return true;
+    return false;
+}
+
+/* Every point must be a valid unit configuration (and, with model checks, one the model can run:
+ * background traffic needs the platform's bus, write_latency is the C level's): all are checked
+ * before anything runs, naming the line of the parameter that makes the point invalid. */
+static int check_points(ctx *c, bool model_checks)
+{
+    ex_sweep *sw = c->sw;
+    for (size_t i = 0; i < sw->npoints; i++) {
+        ex_point_cfg cfg;
+        ex_point_build(sw, i, &cfg);
+        char why[200];
+        if (model_checks ? ex_point_validate(&cfg, why, sizeof(why)) : ex_point_validate_unit(&cfg, why, sizeof(why))) {
+            int idx[EX_MAX_AXES];
+            ex_point_indices(sw, i, idx);
+            char where[256] = "";
+            size_t k = 0;
+            int line = 0;
+            for (int a = 0; a < sw->naxes && k < sizeof(where); a++) {
+                if (idx[a] < 0)
+                    continue;
+                k += (size_t)snprintf(where + k, sizeof(where) - k, "%s%s=%s", k ? ", " : "",
+                                      ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
+                line = sw->axes[a].line;
+            }
+            if (!line) /* nothing swept makes it invalid: the scenario part does */
+                for (size_t p = 0; p < ex_param_count(); p++)
+                    if (sw->fixed[p] && sw->fixed_line[p] > line)
+                        line = sw->fixed_line[p];
+            /* A message that names its parameter: that parameter's line. */
+            size_t wl = strcspn(why, " :");
+            for (size_t p = 0; p < ex_param_count(); p++)
+                if (strlen(ex_param(p)->name) == wl && !strncmp(why, ex_param(p)->name, wl)) {
+                    if (sw->fixed[p])
+                        line = sw->fixed_line[p];
+                    for (int a = 0; a < sw->naxes; a++)
+                        if (sw->axes[a].param == (int)p)
+                            line = sw->axes[a].line;
+                }
+            return fail(c, NULL, line, "point %zu (%s) is not a valid %s: %s", i, where,
+                        model_checks ? "point for this model" : "unit configuration", why);
+        }
+    }
+    return 0;
+}
+
 static int parse_root(ctx *c, struct fy_node *root)
 {
     if (!root)
@@ -409,6 +518,9 @@ static int parse_root(ctx *c, struct fy_node *root)
                 if (set_fixed(c, strcmp(wn, "mix") ? "workload." : "", wk, fy_node_pair_value(wp)))
                     return -1;
             }
+        } else if (!strcmp(name, "bus") || !strcmp(name, "memory")) {
+            if (parse_platform_section(c, name, k, v))
+                return -1;
         } else if ((!strcmp(name, "spe") || !strcmp(name, "trbe")) && v && fy_node_is_mapping(v)) {
             if (parse_unit_section(c, name, v))
                 return -1;
@@ -490,32 +602,7 @@ static int parse_root(ctx *c, struct fy_node *root)
         ex_param_parse((size_t)te, "true", &sw->fixed_val[te], why, sizeof(why));
         sw->fixed[te] = true;
     }
-    /* Every point must be a valid unit configuration: check them all before anything runs. */
-    for (size_t i = 0; i < sw->npoints; i++) {
-        ex_point_cfg cfg;
-        ex_point_build(sw, i, &cfg);
-        char why[160];
-        if (ex_point_validate(&cfg, why, sizeof(why))) {
-            int idx[EX_MAX_AXES];
-            ex_point_indices(sw, i, idx);
-            char where[256] = "";
-            size_t k = 0;
-            int line = 0;
-            for (int a = 0; a < sw->naxes && k < sizeof(where); a++) {
-                if (idx[a] < 0)
-                    continue;
-                k += (size_t)snprintf(where + k, sizeof(where) - k, "%s%s=%s", k ? ", " : "",
-                                      ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
-                line = sw->axes[a].line;
-            }
-            if (!line) /* nothing swept makes it invalid: the scenario part does */
-                for (size_t p = 0; p < ex_param_count(); p++)
-                    if (sw->fixed[p] && sw->fixed_line[p] > line)
-                        line = sw->fixed_line[p];
-            return fail(c, NULL, line, "point %zu (%s) is not a valid unit configuration: %s", i, where, why);
-        }
-    }
-    return 0;
+    return check_points(c, false);
 }
 
 static int load(const char *name, const char *path, const char *text, ex_sweep *sw, char *err, size_t errlen)
@@ -580,9 +667,9 @@ int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char 
 int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
 {
     sw->model = model;
-    if (model != EX_MODEL_PLATFORM)
-        return 0;
     ctx c = { .file = sw->file, .sw = sw, .err = err, .errlen = errlen };
+    if (model != EX_MODEL_PLATFORM)
+        return check_points(&c, true);
     ex_point_cfg def;
     ex_point_cfg_default(&def);
     /* A parameter armprof-vp has no key for may only hold the platform's own (built-in) value. */
@@ -604,5 +691,5 @@ int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
                                     "%s: the platform model (--model platform) cannot sweep it (armprof-vp "
                                     "always uses %s); sweep it with the C-level model", d->name, builtin.text);
     }
-    return 0;
+    return check_points(&c, true);
 }
