@@ -115,6 +115,7 @@ void Pe::run()
     const uint64_t rate = cfg_.ops_per_cycle;
     spu_t *spu = spu_.unit();
     uint64_t last_progress = 0;
+    bool at_lockstep = false;
     while (done_ < cfg_.ops) {
         if (handler_due()) {
             service_irq();
@@ -124,6 +125,7 @@ void Pe::run()
         uint64_t remaining = cfg_.ops - done_;
         uint64_t step;
         uint64_t k = spu_ops_until_sample(spu);
+        at_lockstep = spu_.timing() == BufferTiming::At && spu_.at_outstanding();
         if (k == 0) {
             spu_op op;
             next_op(done_, op);
@@ -137,16 +139,12 @@ void Pe::run()
                 if (due < cyc)
                     cyc = due ? due : 1;
             }
-            // AT memory timing: a pending write's answer comes from SystemC (its BEGIN_RESP), so
-            // with writes pending the unit runs no further than the quantum ahead of SystemC.
-            if (spu_.timing() == BufferTiming::At && spu_.at_outstanding()) {
-                sc_time ahead = spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME;
-                uint64_t room = ahead < cfg_.quantum ? (uint64_t)((cfg_.quantum - ahead) / spu_.period()) : 0;
-                if (room < 1)
-                    room = 1;
-                if (room < cyc)
-                    cyc = room;
-            }
+            // AT memory timing: a pending write's answer comes from SystemC (its BEGIN_RESP at
+            // time T), and it must find the unit no later than T. With writes pending the PE
+            // gives up temporal decoupling: one cycle at a time, synchronised after each, so the
+            // answer takes effect within the cycle it arrives in (not up to a quantum late).
+            if (at_lockstep && cyc > 1)
+                cyc = 1;
             step = k < remaining ? k : remaining;
             if (cyc != UINT64_MAX) {
                 uint64_t in_cycle = rate - done_ % rate;
@@ -171,7 +169,7 @@ void Pe::run()
         sync_irq();
         sc_time ahead = spu_.model_time() - sc_time_stamp();
         qk_.set(ahead);
-        if (qk_.need_sync())
+        if (qk_.need_sync() || at_lockstep)
             qk_.sync();
         progress_tick(last_progress);
     }

@@ -23,7 +23,8 @@ std::string example = MEMTIMING_EXAMPLE; // examples/memory-timing.yaml
 
 // SystemC elaborates once per process: each variant runs in a child (this program with
 // --child WRITE_LATENCY_NS TRAFFIC_SHARE [at]), which prints the sums over the PEs. `at`: the
-// four phases through the AT bridge, with a 20 ns quantum so the answers land on time.
+// four phases through the AT bridge, with the example's quantum (the PE gives up temporal
+// decoupling while AT writes are pending, so the answers land on time whatever the quantum).
 int child(double lat, double share, bool at)
 {
     Scenario sc;
@@ -35,10 +36,8 @@ int child(double lat, double share, bool at)
     sc.ops = 2000000;
     sc.mem_write_latency_ns = lat;
     sc.traffic.share = share;
-    if (at) {
+    if (at)
         sc.timing = "at";
-        sc.quantum_ns = 20;
-    }
     Platform p(sc);
     p.run();
     uint64_t coll = 0, fifo = 0, stall = 0, lat_sum = 0, writes = 0, written = 0, lost = 0;
@@ -125,7 +124,8 @@ void test_slow_memory_collides_more(void **)
 
 // The same with the four phases (timing: at): the AT bridge in front of the SMMU gives each
 // write the LT path's delay as its BEGIN_RESP time, so slow memory collides more here too, and
-// the mean write latency is the LT one within the 20 ns quantum.
+// the mean write latency is the LT one within 5 % (the phases' own hand-offs; measured 238
+// against 231 cycles), not up to a quantum (1000 cycles) late.
 void test_at_slow_memory_collides_more(void **)
 {
     Out slow = run_child(200, 0.6, true), zero = run_child(0, 0.6, true), lt = run_child(200, 0.6);
@@ -133,7 +133,8 @@ void test_at_slow_memory_collides_more(void **)
     assert_true(slow.fifo > zero.fifo);
     assert_true(slow.stall > zero.stall);
     double at_mean = (double)slow.lat_sum / (double)slow.writes, lt_mean = (double)lt.lat_sum / (double)lt.writes;
-    assert_true(at_mean >= lt_mean - 20 && at_mean <= lt_mean + 20);
+    if (!(at_mean >= lt_mean * 0.95 && at_mean <= lt_mean * 1.05))
+        fail_msg("AT mean write latency %.1f cycles, LT %.1f", at_mean, lt_mean);
 }
 
 // The TRBU under the same slow memory refuses bytes (its internal buffer is full behind the
