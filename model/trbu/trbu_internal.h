@@ -95,6 +95,7 @@ armprof_security trbu_owning_ss(const trbu_t *t);
 uint8_t trbu_owning_el(const trbu_t *t);
 bool trbu_irq_enabled(const trbu_t *t);
 trbu_event_kind trbu_kind_of(uint8_t ec, uint8_t fsc);
+void trbu_make_regime(const trbu_t *t, armprof_regime *g);
 
 /* trbu_regs.c */
 void trbu_regs_init(trbu_t *t);

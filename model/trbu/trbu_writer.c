@@ -20,33 +20,6 @@ bool trbu_collection_stopped(const trbu_t *t)
            ((t->vals[TRBU_SLOT_SR2] | t->vals[TRBU_SLOT_SR3]) & TRBSR_S);
 }
 
-static void make_regime(const trbu_t *t, armprof_regime *g)
-{
-    memset(g, 0, sizeof(*g));
-    g->ss = trbu_owning_ss(t);
-    g->el = trbu_owning_el(t);
-    if (g->el == 2) {
-        g->kind = t->ctx.hcr_e2h ? ARMPROF_REGIME_EL20 : ARMPROF_REGIME_EL2;
-    } else {
-        g->kind = ARMPROF_REGIME_EL10;
-        g->stage2 = armprof_pe_el2_enabled(&t->ctx, g->ss) && t->ctx.hcr_vm;
-    }
-    g->nvm = (t->vals[TRBU_SLOT_LIMITR] & TRBLIMITR_EL1_nVM) != 0;
-    g->hw_flag_update = t->cfg.flag_update;
-    g->mar = (uint16_t)(t->vals[TRBU_SLOT_MAR] & (TRBMAR_EL1_PAS | TRBMAR_EL1_SH | TRBMAR_EL1_Attr));
-    g->unit = ARMPROF_UNIT_TRBU;
-    g->pe = t->cfg.pe_index;
-}
-
-bool trbu_buffer_enabled(const trbu_t *t, armprof_regime *regime)
-{
-    if (!trbu_unit_enabled(t))
-        return false;
-    if (regime)
-        make_regime(t, regime);
-    return true;
-}
-
 /* ----- The write path ------------------------------------------------------------------------- */
 
 static bool counting(const trbu_t *t)
@@ -277,7 +250,7 @@ static size_t emit(trbu_t *t, const uint8_t *data, size_t n)
 {
     size_t done = 0;
     if (!t->regime_valid) {
-        make_regime(t, &t->regime);
+        trbu_make_regime(t, &t->regime);
         t->regime_valid = true;
     }
     const armprof_regime *g = &t->regime;
