@@ -95,15 +95,100 @@ armprof_security trbu_owning_ss(const trbu_t *t);
 uint8_t trbu_owning_el(const trbu_t *t);
 bool trbu_irq_enabled(const trbu_t *t);
 trbu_event_kind trbu_kind_of(uint8_t ec, uint8_t fsc);
+void trbu_make_regime(const trbu_t *t, armprof_regime *g);
 
 /* trbu_regs.c */
 void trbu_regs_init(trbu_t *t);
 uint64_t trbu_idr_value(const trbu_config *cfg);
 
-/* trbu.c: side effects the register hooks call. */
-void trbu_update_outputs(trbu_t *t);
+/* trbu_writer.c */
 void trbu_on_disable(trbu_t *t);
 void trbu_drain(trbu_t *t);
+void trbu_process_writes(trbu_t *t);
+void trbu_settle_writes(trbu_t *t);
+
+/* trbu_mgmt.c: management events. */
+void trbu_fault_event(trbu_t *t, uint8_t ec, uint8_t fsc, uint32_t mss2, bool set_ea);
+void trbu_ea_report(trbu_t *t, uint8_t ec, uint8_t fsc);
+void trbu_raise_impdef(trbu_t *t, uint16_t mss);
+void trbu_wrap_event(trbu_t *t);
+void trbu_trigger_event(trbu_t *t);
+void trbu_try_trigger_mgmt(trbu_t *t);
+void trbu_flush_done(trbu_t *t);
+
+/* trbu.c */
+void trbu_irq_changed(trbu_t *t, bool lvl);
+void trbu_process_due_slow(trbu_t *t);
+
+/* ----- Small helpers, shared by the source files (hot paths inline) ----------------------------- */
+
+static inline uint64_t trbu_limit_of(const trbu_t *t) { return t->vals[TRBU_SLOT_LIMITR] & TRBLIMITR_EL1_LIMIT; }
+static inline uint64_t trbu_base_of(const trbu_t *t) { return t->vals[TRBU_SLOT_BASER] & TRBBASER_EL1_BASE; }
+
+/* FM 0b10 and TM 0b10 are reserved: this model treats them as Fill mode and Ignore trigger. */
+static inline unsigned trbu_fm_of(const trbu_t *t)
+{
+    unsigned fm = (unsigned)ap_field_get(TRBLIMITR_EL1_FM, t->vals[TRBU_SLOT_LIMITR]);
+    return fm == 2 ? TRBU_FM_FILL : fm;
+}
+static inline unsigned trbu_tm_of(const trbu_t *t)
+{
+    unsigned tm = (unsigned)ap_field_get(TRBLIMITR_EL1_TM, t->vals[TRBU_SLOT_LIMITR]);
+    return tm == 2 ? TRBU_TM_IGNORE : tm;
+}
+
+static inline bool trbu_unit_enabled(const trbu_t *t)
+{
+    return (t->vals[TRBU_SLOT_LIMITR] & TRBLIMITR_EL1_E) && !t->ctx.self_hosted_trace_off;
+}
+
+static inline void trbu_discard(trbu_t *t, trbu_discard_reason r, uint64_t n)
+{
+    t->st.discarded[r] += n;
+    t->st.bytes_discarded += n;
+}
+
+static inline void trbu_discard_ibuf(trbu_t *t, trbu_discard_reason r)
+{
+    trbu_discard(t, r, t->ibuf_len);
+    t->ibuf_len = 0;
+    t->pre_trig = 0;
+}
+
+/* A PMU event (TRB_WRAP, TRB_TRIG) to the host. */
+static inline void trbu_pmu_event(trbu_t *t, uint16_t ev)
+{
+    if (t->ops.event)
+        t->ops.event(t->ops.user, ev, 1);
+}
+
+/* Outstanding write i, 0 the oldest. */
+static inline trbu_wr *trbu_wq_at(const trbu_t *t, uint32_t i)
+{
+    return &t->wq[(t->wq_head + i) % t->cfg.max_outstanding_writes];
+}
+
+/* Stop on trigger: a completed flush waits for its drain; trace arriving meanwhile is after
+ * the flush, so it is discarded as once collection has stopped. */
+static inline bool trbu_stopping(const trbu_t *t)
+{
+    return t->trg_wait && t->flush_tm == TRBU_TM_STOP;
+}
+
+/* What is due now: outstanding writes, a flush completing, an asynchronous External abort. */
+static inline void trbu_process_due(trbu_t *t)
+{
+    if (t->wq_n || t->flush_pending || t->ea_pending)
+        trbu_process_due_slow(t);       /* else the common case: nothing scheduled */
+}
+
+/* TRBIRQ follows the registers (trbu_irq_level(), trbu_route.c). */
+static inline void trbu_update_outputs(trbu_t *t)
+{
+    bool lvl = trbu_irq_level(t);
+    if (lvl != t->irq_level)
+        trbu_irq_changed(t, lvl);
+}
 
 static inline uint64_t *trbu_sr(trbu_t *t, unsigned el)
 {

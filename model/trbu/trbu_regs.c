@@ -230,3 +230,42 @@ armprof_err trbu_reg_info_at(const trbu_t *t, size_t index, trbu_reg_info *info)
                     t->cfg.feat_trbe_exc;
     return ARMPROF_OK;
 }
+
+/* At EL2 in host, with FEAT_TRBE_EXC and TRFCR_EL2.EE != 0b00, the TRBSR_EL1 encoding names
+ * TRBSR_EL2 (Arm ARM's TRBSR_EL1 accessor; TRBSR_EL12 then reaches TRBSR_EL1). */
+static uint32_t redirect(const trbu_t *t, uint32_t enc)
+{
+    if (enc == TRBU_TRBSR_EL1 && t->cfg.feat_trbe_exc && t->ctx.el == 2 && t->ctx.trfcr_el2_ee &&
+        trbu_el2_in_host(t))
+        return TRBU_TRBSR_EL2;
+    return enc;
+}
+
+armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val)
+{
+    if (!t)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_read(&t->rf, redirect(t, enc), val);
+}
+
+armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val)
+{
+    if (!t)
+        return ARMPROF_ERR_INVAL;
+    t->regime_valid = false;
+    armprof_err e = ap_reg_write(&t->rf, redirect(t, enc), val);
+    t->regime_valid = false;
+    trbu_update_outputs(t);
+    return e;
+}
+
+armprof_err trbu_reg_peek(const trbu_t *t, uint32_t enc, uint64_t *val)
+{
+    if (!t || !val)
+        return ARMPROF_ERR_INVAL;
+    const ap_regdef *r = ap_reg_find(&t->rf, enc);
+    if (!r)
+        return ARMPROF_ERR_NOREG;
+    *val = t->vals[r->slot];
+    return ARMPROF_OK;
+}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* trbu_route.c: ownership, management event routing (RBNQRP), TRBE Profiling exception (RMFMXQ) and TRBIRQ (RVSCDV). */
+/* trbu_route.c: ownership and the owning translation regime, management event routing (RBNQRP), TRBE Profiling
+ * exception (RMFMXQ) and TRBIRQ (RVSCDV). */
+#include <string.h>
+
 #include "trbu_internal.h"
 
 /*
@@ -170,4 +173,33 @@ void trbu_exception_state(const trbu_t *t, trbu_exc_state *st)
         st->outcome = TRBU_EXC_MASKED_PM;
     else
         st->outcome = TRBU_EXC_MASKED;
+}
+
+/* The owning translation regime of the trace buffer's writes (from the owning Security state and
+ * Exception level above), given to the memory port with each write. */
+void trbu_make_regime(const trbu_t *t, armprof_regime *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->ss = trbu_owning_ss(t);
+    g->el = trbu_owning_el(t);
+    if (g->el == 2) {
+        g->kind = t->ctx.hcr_e2h ? ARMPROF_REGIME_EL20 : ARMPROF_REGIME_EL2;
+    } else {
+        g->kind = ARMPROF_REGIME_EL10;
+        g->stage2 = armprof_pe_el2_enabled(&t->ctx, g->ss) && t->ctx.hcr_vm;
+    }
+    g->nvm = (t->vals[TRBU_SLOT_LIMITR] & TRBLIMITR_EL1_nVM) != 0;
+    g->hw_flag_update = t->cfg.flag_update;
+    g->mar = (uint16_t)(t->vals[TRBU_SLOT_MAR] & (TRBMAR_EL1_PAS | TRBMAR_EL1_SH | TRBMAR_EL1_Attr));
+    g->unit = ARMPROF_UNIT_TRBU;
+    g->pe = t->cfg.pe_index;
+}
+
+bool trbu_buffer_enabled(const trbu_t *t, armprof_regime *regime)
+{
+    if (!trbu_unit_enabled(t))
+        return false;
+    if (regime)
+        trbu_make_regime(t, regime);
+    return true;
 }
