@@ -89,7 +89,8 @@ private:
     void next_op(uint64_t index, spu_op &op);
     void finish();
     // The unit's time in SystemC ticks: SpuModule::model_time() in integers (the same value
-    // while it is below 2^53 ticks, as sc_time * double rounds an exact product).
+    // while it is below 2^52 ticks, 75 simulated minutes at 1 ps, as sc_time * double rounds
+    // an exact product; exact beyond).
     uint64_t model_ticks() { return spu_now(spu_.unit()) * period_ticks_; }
     void progress_tick(uint64_t &last);
 
