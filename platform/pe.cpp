@@ -12,6 +12,8 @@ Pe::Pe(sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent)
     if (!cfg_.ops_per_cycle)
         cfg_.ops_per_cycle = 1;
     wl_init(&gen_, &cfg_.wl);
+    progress_step_ = cfg_.ops / 100 + 1;
+    period_ticks_ = spu_.period().value();
     qk_.set_global_quantum(cfg_.quantum); // every PE sets the same global quantum
     SC_HAS_PROCESS(Pe);
     SC_THREAD(run);
@@ -22,7 +24,8 @@ void Pe::sync_irq()
 {
     if (!spu_.irq_changed())
         return;
-    qk_.set(spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME);
+    uint64_t t = model_ticks(), now = sc_time_stamp().value();
+    qk_.set(sc_time::from_value(t > now ? t - now : 0));
     qk_.sync();
     spu_.flush_irq();
 }
@@ -35,7 +38,8 @@ void Pe::sync_pmu()
     if (s > m)
         pmu_advance(pm, s - m);
     if (pmu_->irq_changed()) {
-        qk_.set(spu_.model_time() > sc_time_stamp() ? spu_.model_time() - sc_time_stamp() : SC_ZERO_TIME);
+        uint64_t t = model_ticks(), now = sc_time_stamp().value();
+        qk_.set(sc_time::from_value(t > now ? t - now : 0));
         qk_.sync();
         pmu_->flush_irq();
     }
@@ -92,7 +96,7 @@ void Pe::next_op(uint64_t index, spu_op &op)
 // Calls the progress callback about every 1% of the operations.
 void Pe::progress_tick(uint64_t &last)
 {
-    if (cfg_.progress && done_ - last >= cfg_.ops / 100 + 1) {
+    if (cfg_.progress && done_ - last >= progress_step_) {
         last = done_;
         cfg_.progress((double)done_ / (double)cfg_.ops);
     }
@@ -115,7 +119,7 @@ void Pe::run()
     const uint64_t rate = cfg_.ops_per_cycle;
     spu_t *spu = spu_.unit();
     uint64_t last_progress = 0;
-    bool at_lockstep = false;
+    bool at_lockstep = false, lead_unset = false;
     while (done_ < cfg_.ops) {
         if (handler_due()) {
             service_irq();
@@ -146,7 +150,12 @@ void Pe::run()
             if (at_lockstep && cyc > 1)
                 cyc = 1;
             step = k < remaining ? k : remaining;
-            if (cyc != UINT64_MAX) {
+            if (rate == 1) {
+                // One operation a cycle (the general case below, without its divisions): at
+                // most `cyc` operations, none when the event is due now.
+                if (cyc < step)
+                    step = cyc;
+            } else if (cyc != UINT64_MAX) {
                 uint64_t in_cycle = rate - done_ % rate;
                 uint64_t lim = cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX : in_cycle + (cyc - (cyc ? 1 : 0)) * rate;
                 if (cyc == 0)
@@ -159,7 +168,7 @@ void Pe::run()
             if (!step)
                 step = 1;
         }
-        uint64_t cycles = (done_ + step) / rate - done_ / rate;
+        uint64_t cycles = rate == 1 ? step : (done_ + step) / rate - done_ / rate;
         if (cycles) {
             spu_advance(spu, cycles);
             if (pmu_)
@@ -167,12 +176,21 @@ void Pe::run()
         }
         done_ += step;
         sync_irq();
-        sc_time ahead = spu_.model_time() - sc_time_stamp();
-        qk_.set(ahead);
-        if (qk_.need_sync() || at_lockstep)
+        // The quantum keeper's local time is the unit's lead over SystemC, and it needs a sync
+        // when the unit reaches the next sync point (need_sync(): now + local >= next). Set only
+        // when it is used (here, or after the loop) rather than on every step: the same waits.
+        uint64_t t = model_ticks();
+        if (at_lockstep || t >= qk_.next_sync_ticks()) {
+            qk_.set(sc_time::from_value(t - sc_time_stamp().value()));
             qk_.sync();
+            lead_unset = false;
+        } else {
+            lead_unset = true;
+        }
         progress_tick(last_progress);
     }
+    if (lead_unset) // SystemC time has not moved since the last step
+        qk_.set(sc_time::from_value(model_ticks() - sc_time_stamp().value()));
     // The session ends as arm_spe_pmu_stop() ends it.
     agent_.stop();
     sync_irq();

@@ -88,12 +88,20 @@ private:
     // Operation `index` of the population: the trace's line, or the generator's next operation.
     void next_op(uint64_t index, spu_op &op);
     void finish();
+    // The unit's time in SystemC ticks: SpuModule::model_time() in integers (the same value
+    // while it is below 2^52 ticks, 75 simulated minutes at 1 ps, as sc_time * double rounds
+    // an exact product; exact beyond).
+    uint64_t model_ticks() { return spu_now(spu_.unit()) * period_ticks_; }
     void progress_tick(uint64_t &last);
 
     Config cfg_;
     SpuModule &spu_;
     SpeAgent &agent_;
-    tlm_utils::tlm_quantumkeeper qk_;
+    // The quantum keeper, with its next sync point readable as an integer.
+    struct QuantumKeeper : tlm_utils::tlm_quantumkeeper {
+        uint64_t next_sync_ticks() const { return m_next_sync_point.value(); }
+    };
+    QuantumKeeper qk_;
     wl_gen gen_;
     PmuModule *pmu_ = nullptr;
     PmuAgent *pmu_agent_ = nullptr;
@@ -103,6 +111,8 @@ private:
     bool irq_seen_ = false;   // PMBIRQ seen high, handler pending
     uint64_t irq_at_ = 0;     // SPU cycle it was seen
     bool finished_ = false;
+    uint64_t progress_step_ = 1; // operations between progress callbacks
+    uint64_t period_ticks_ = 1;  // the unit's clock period in SystemC ticks
 };
 
 } // namespace armprof
