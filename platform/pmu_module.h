@@ -9,25 +9,27 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "unit_clock.h"
 #include "armprof/pmu.h"
 
 namespace armprof {
 
 /*
  * Owns one pmu_t; counting, freezing and PMU snapshots (FEAT_PMUv3_SS) stay in the C model.
- *  - regs: register access by TLM: offset = encoding * 8, 8-byte accesses (as SpuModule).
- *  - irq: PMUIRQ (overflow), a level.
+ *  - regs (UnitClock, unit_clock.h): register access by TLM: offset = encoding * 8, 8-byte
+ *    accesses (as SpuModule).
+ *  - irq (UnitClock): PMUIRQ (overflow), a level.
  *  - events: units connect their armprof_host_ops.event / .pmu_freeze to event_sink() /
  *    freeze_sink() with user = unit() (the model's pmu_event_sink / pmu_freeze_sink).
- *  - time: the model counts cycles of `period` (CPU_CYCLES, capture latency) in integer
+ *  - time (UnitClock): the model counts cycles of `period` (CPU_CYCLES, capture latency) in integer
  *    SystemC ticks; the module wakes itself only at the earlier of pmu_cycles_to_next_event()
  *    (a Capture event completing) and pmu_cycles_to_overflow() (a counter of cycles
  *    overflowing), never per cycle.
  */
-class PmuModule : public sc_core::sc_module {
+class PmuModule : public UnitClock<PmuModule> {
 public:
-    tlm_utils::simple_target_socket_optional<PmuModule> regs;
-    sc_core::sc_out<bool> irq;
+    // regs, irq (PMUIRQ), period(), advance_to(t), model_time(), irq_level(), irq_changed(),
+    // flush_irq(), reschedule(): UnitClock.
 
     PmuModule(sc_core::sc_module_name name, const pmu_config &cfg,
               sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS));
@@ -43,22 +45,20 @@ public:
     // reschedule the module's wake, as accesses through `regs` do.
     armprof_err set_pe_context(const armprof_pe_ctx &ctx);
 
-    void advance_to(const sc_core::sc_time &t);
-    sc_core::sc_time model_time() const;
-    bool irq_level() const { return level_; }
-    bool irq_changed() const { return level_ != driven_; }
-    void flush_irq();
-    void reschedule();
-
 private:
-    static void cb_irq(void *user, bool level);
-    void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    void on_wake();
+    friend class UnitClock<PmuModule>;
+    uint64_t clock_now() const { return pmu_now(pmu_); }
+    void clock_advance(uint64_t n) { pmu_advance(pmu_, n); }
+    // The one next thing the model cannot know it has reached unless woken: a Capture event
+    // completing, or a counter of cycles overflowing (PMOVSSET_EL0, PMUIRQ). Nothing else needs
+    // a wake: events arrive by calls, and pmu_advance() between them is O(1).
+    uint64_t clock_next_event() const
+    {
+        uint64_t c = pmu_cycles_to_next_event(pmu_), o = pmu_cycles_to_overflow(pmu_);
+        return o < c ? o : c;
+    }
 
     pmu_t *pmu_ = nullptr;
-    sc_core::sc_time period_;
-    bool level_ = false, driven_ = false;
-    sc_core::sc_event wake_;
 };
 
 } // namespace armprof

@@ -12,6 +12,7 @@
 
 #include "ap_tlm.h"
 #include "buffer_port.h"
+#include "unit_clock.h"
 #include "armprof/spu.h"
 
 namespace armprof {
@@ -21,21 +22,21 @@ namespace armprof {
  *  - mem (BufferPort, buffer_port.h): every buffer write of the model (armprof_host_ops.mem_write) becomes a TLM write
  *    carrying the owning translation regime in a regime_ext; the answer (regime_ext::result)
  *    goes back to the model as stage / FSC / level. DMI is used when granted, per regime.
- *  - regs: register access by TLM: offset = encoding * 8 (ARMPROF_SYSREG), 8-byte accesses.
- *    The C++ calls reg_read / reg_write do the same for a CPU model.
- *  - irq: PMBIRQ, a level.
- *  - time: the model counts cycles of `period`. Whoever drives it (a PE with a quantum keeper)
- *    calls advance_to(); when nobody does, the module wakes itself at the time
+ *  - regs (UnitClock, unit_clock.h): register access by TLM: offset = encoding * 8
+ *    (ARMPROF_SYSREG), 8-byte accesses. The C++ calls reg_read / reg_write do the same for a CPU model.
+ *  - irq (UnitClock): PMBIRQ, a level.
+ *  - time (UnitClock): the model counts cycles of `period`. Whoever drives it (a PE with a
+ *    quantum keeper) calls advance_to(); when nobody does, the module wakes itself at the time
  *    spu_cycles_to_next_event() gives (no ticking every clock).
  * Memory timing (set_timing(), BufferTiming in buffer_port.h): Off keeps the functional drain
  * (writes answered at once); Lt returns each write's annotated delay as its latency in unit
  * cycles; At runs the four phases and answers with spu_mem_complete() at BEGIN_RESP. The record
  * FIFO then drains only as the memory system accepts writes (docs/integration.md).
  */
-class SpuModule : public sc_core::sc_module, public BufferPort, public PmuOutputs {
+class SpuModule : public UnitClock<SpuModule>, public BufferPort, public PmuOutputs {
 public:
-    tlm_utils::simple_target_socket_optional<SpuModule> regs; // System registers by encoding * 8
-    sc_core::sc_out<bool> irq;                         // PMBIRQ
+    // regs (System registers by encoding * 8), irq (PMBIRQ), period(), advance_to(t),
+    // model_time(), irq_level(), irq_changed(), flush_irq(), reschedule(): UnitClock.
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_pmbptr; // PMBPTR_EL1 (waves)
 
     SpuModule(sc_core::sc_module_name name, const spu_config &cfg,
@@ -43,7 +44,6 @@ public:
     ~SpuModule() override;
 
     spu_t *unit() { return spu_; }
-    sc_core::sc_time period() const { return period_; }
 
     // CPU-side interface (at the model's current time).
     armprof_err reg_read(uint32_t enc, uint64_t *val);
@@ -52,32 +52,22 @@ public:
     // PSB CSYNC (spu_psb_csync); with AT writes pending, a thread caller waits for their answers.
     void psb_csync();
 
-    // Time: bring the model to time t (no-op when it is already there or beyond).
-    void advance_to(const sc_core::sc_time &t);
-    sc_core::sc_time model_time() const;
-    // The level the model drives; pushed to `irq` by flush_irq() (the driver first syncs its
-    // quantum keeper so the edge lands at the right time).
-    bool irq_level() const { return level_; }
-    bool irq_changed() const { return level_ != driven_; }
-    void flush_irq();
-    // Schedules the self-wakeup at the model's next event.
-    void reschedule();
-
 protected:
     uint64_t unit_cycles() const override { return spu_now(spu_); }
     void on_mem_complete(const armprof_mem_result &r) override;
 
 private:
+    friend class UnitClock<SpuModule>;
+    uint64_t clock_now() const { return spu_now(spu_); }
+    void clock_advance(uint64_t n) { spu_advance(spu_, n); }
+    uint64_t clock_next_event() const { return spu_cycles_to_next_event(spu_); }
+    void on_irq_edge();
+
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
-    static void cb_irq(void *user, bool level);
-    void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    void on_wake();
+    void update_ptr_signal();
 
     spu_t *spu_ = nullptr;
-    sc_core::sc_time period_;
-    bool level_ = false, driven_ = false;
-    sc_core::sc_event wake_;
 };
 
 } // namespace armprof

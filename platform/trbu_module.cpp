@@ -3,8 +3,6 @@
 #include "trbu_module.h"
 #include "report.h"
 
-#include <cstring>
-#include <stdexcept>
 #include <string>
 
 namespace armprof {
@@ -12,11 +10,11 @@ namespace armprof {
 using namespace sc_core;
 
 TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time period)
-    : sc_module(name), BufferPort("mem", period), regs("regs"), irq("irq"), sig_trbptr("sig_trbptr"), period_(period)
+    : UnitClock(name, period), BufferPort("mem", period), sig_trbptr("sig_trbptr")
 {
     armprof_host_ops ops{};
     ops.mem_write = &TrbuModule::cb_write;
-    ops.irq = &TrbuModule::cb_irq;
+    ops.irq = &cb_irq;
     ops.event = &PmuOutputs::cb_event<TrbuModule>;
     ops.pmu_freeze = &PmuOutputs::cb_freeze<TrbuModule>;
     ops.log = &report::model_log<TrbuModule, report::kTrbu>;
@@ -27,11 +25,7 @@ TrbuModule::TrbuModule(sc_module_name name, const trbu_config &cfg, sc_time peri
         trbu_config_validate(&cfg, why, sizeof why);
         ARMPROF_REPORT_ERROR(report::kTrbu, std::string("trbu_open: ") + armprof_strerror(e) + ": " + why);
     }
-    regs.register_b_transport(this, &TrbuModule::regs_b_transport);
-    SC_HAS_PROCESS(TrbuModule);
-    SC_METHOD(on_wake);
-    sensitive << wake_;
-    dont_initialize();
+    start_clock(false);
 }
 
 TrbuModule::~TrbuModule() { trbu_close(trbu_); }
@@ -63,7 +57,7 @@ void TrbuModule::reset()
 {
     drop_dmi();
     trbu_reset(trbu_);
-    level_ = trbu_irq_level(trbu_); // the model does not call back on a reset
+    set_irq_level(trbu_irq_level(trbu_)); // the model does not call back on a reset
     update_ptr_signal();
 }
 
@@ -73,67 +67,23 @@ void TrbuModule::tsb_csync()
     update_ptr_signal();
 }
 
-sc_time TrbuModule::model_time() const { return period_ * (double)trbu_now(trbu_); }
-
-void TrbuModule::advance_to(const sc_time &t)
+void TrbuModule::on_irq_edge()
 {
-    uint64_t target = (uint64_t)(t.value() / period_.value());
-    uint64_t now = trbu_now(trbu_);
-    if (target > now)
-        trbu_advance(trbu_, target - now);
-}
-
-void TrbuModule::flush_irq()
-{
-    if (level_ != driven_) {
-        driven_ = level_;
-        irq.write(level_);
-        st_.irq_edges++;
-        update_ptr_signal();
-    }
-}
-
-void TrbuModule::reschedule()
-{
-    uint64_t c = trbu_cycles_to_next_event(trbu_);
-    if (c == UINT64_MAX)
-        return;
-    sc_time at = period_ * (double)(trbu_now(trbu_) + (c ? c : 1));
-    sc_time now = sc_time_stamp();
-    wake_.notify(at > now ? at - now : SC_ZERO_TIME);
-}
-
-void TrbuModule::on_wake()
-{
-    advance_to(sc_time_stamp());
-    flush_irq();
-    reschedule();
+    st_.irq_edges++;
+    update_ptr_signal();
 }
 
 // AT: the oldest pending write's answer, at the unit's time of the BEGIN_RESP (the unit is
 // brought there first; a unit already ahead, by temporal decoupling, takes it at its own time).
 void TrbuModule::on_mem_complete(const armprof_mem_result &r)
 {
-    advance_to(sc_time_stamp());
-    trbu_mem_complete(trbu_, &r);
-    flush_irq();
-    reschedule();
+    at_now([&] { trbu_mem_complete(trbu_, &r); });
 }
-
-void TrbuModule::cb_irq(void *user, bool level) { static_cast<TrbuModule *>(user)->level_ = level; }
 
 armprof_mem_result TrbuModule::cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                         const armprof_regime *rg)
 {
     return static_cast<TrbuModule *>(user)->port_write(addr, data, len, *rg);
-}
-
-void TrbuModule::regs_b_transport(tlm::tlm_generic_payload &trans, sc_time &delay)
-{
-    advance_to(sc_time_stamp() + delay);
-    reg_socket_access(*this, trans);
-    flush_irq();
-    reschedule();
 }
 
 } // namespace armprof

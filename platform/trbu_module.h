@@ -12,6 +12,7 @@
 
 #include "ap_tlm.h"
 #include "buffer_port.h"
+#include "unit_clock.h"
 #include "armprof/trbu.h"
 
 namespace armprof {
@@ -23,15 +24,16 @@ namespace armprof {
  *    the owning translation regime in a regime_ext (D6.5: TRBPTR_EL1 is a VA of the owning
  *    regime, or a PA / IPA with TRBLIMITR_EL1.nVM); the answer (regime_ext::result) goes back to
  *    the model, which records it in TRBSR_ELx. DMI is used when granted, per regime.
- *  - regs: register access by TLM: offset = encoding * 8 (ARMPROF_SYSREG), 8-byte accesses.
- *  - irq: TRBIRQ (RVSCDV), a level.
- *  - time: the model counts cycles of `period`. The trace source that drives it calls
- *    advance_to(); otherwise the module wakes itself at trbu_cycles_to_next_event().
+ *  - regs (UnitClock, unit_clock.h): register access by TLM: offset = encoding * 8
+ *    (ARMPROF_SYSREG), 8-byte accesses.
+ *  - irq (UnitClock): TRBIRQ (RVSCDV), a level.
+ *  - time (UnitClock): the model counts cycles of `period`. The trace source that drives it
+ *    calls advance_to(); otherwise the module wakes itself at trbu_cycles_to_next_event().
  */
-class TrbuModule : public sc_core::sc_module, public BufferPort, public PmuOutputs {
+class TrbuModule : public UnitClock<TrbuModule>, public BufferPort, public PmuOutputs {
 public:
-    tlm_utils::simple_target_socket_optional<TrbuModule> regs; // System registers by encoding * 8
-    sc_core::sc_out<bool> irq;                          // TRBIRQ
+    // regs (System registers by encoding * 8), irq (TRBIRQ), period(), advance_to(t),
+    // model_time(), irq_level(), irq_changed(), flush_irq(), reschedule(): UnitClock.
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_trbptr; // TRBPTR_EL1 (waves)
 
     TrbuModule(sc_core::sc_module_name name, const trbu_config &cfg,
@@ -39,7 +41,6 @@ public:
     ~TrbuModule() override;
 
     trbu_t *unit() { return trbu_; }
-    sc_core::sc_time period() const { return period_; }
 
     // CPU-side interface (at the model's current time).
     armprof_err reg_read(uint32_t enc, uint64_t *val);
@@ -50,29 +51,22 @@ public:
     // TSB CSYNC (the driver's drain before it reads the pointers).
     void tsb_csync();
 
-    void advance_to(const sc_core::sc_time &t);
-    sc_core::sc_time model_time() const;
-    bool irq_level() const { return level_; }
-    bool irq_changed() const { return level_ != driven_; }
-    void flush_irq();
-    void reschedule();
-
 protected:
     uint64_t unit_cycles() const override { return trbu_now(trbu_); }
     void on_mem_complete(const armprof_mem_result &r) override;
 
 private:
+    friend class UnitClock<TrbuModule>;
+    uint64_t clock_now() const { return trbu_now(trbu_); }
+    void clock_advance(uint64_t n) { trbu_advance(trbu_, n); }
+    uint64_t clock_next_event() const { return trbu_cycles_to_next_event(trbu_); }
+    void on_irq_edge();
+
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
-    static void cb_irq(void *user, bool level);
-    void regs_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    void on_wake();
     void update_ptr_signal();
 
     trbu_t *trbu_ = nullptr;
-    sc_core::sc_time period_;
-    bool level_ = false, driven_ = false;
-    sc_core::sc_event wake_;
 };
 
 } // namespace armprof
