@@ -50,6 +50,12 @@ public:
     // (no RTL in the build; max_inflight > 8, fifo_bytes > 1024, drain_bytes_per_cycle > 32,
     // lanes > kLanes: its structural sizes), or "" when it can. Ask before constructing.
     static std::string why_not(const spu_config &c, uint32_t lanes);
+    // Why the unit's buffer writes cannot have this memory timing with the RTL, or "": Off and
+    // Lt (answers known when a write is issued) run; At does not: its answers arrive from
+    // SystemC processes between the delta cycles of the RTL's edge, so the RTL's drain_ready
+    // and the writer the model's edge sees could disagree, and the transaction-level PE's own
+    // AT answers take effect at a boundary that depends on its delta cycles.
+    static std::string why_not_timing(BufferTiming t);
 
     // Switches the unit to its external sampler (throws std::invalid_argument as why_not()).
     SpuRtl(sc_core::sc_module_name name, SpuModule &spu, const sc_core::sc_time &period, uint32_t lanes);
@@ -75,12 +81,15 @@ public:
         uint64_t drain_steps = 0;     // steps that clocked the RTL once to drain its FIFO
         uint64_t drain_mismatches = 0; // drain steps after which the RTL's FIFO was not as expected
         uint64_t drain_events = 0;    // drain steps cut short by a management event
+        uint64_t ready_stalls = 0;    // cycles the RTL's FIFO offered bytes with drain_ready low
+                                      // (the buffer writer stalled: the model's writer_stall_cycles)
+        uint64_t step_stalls = 0;     // of ready_stalls, those taken in steps (skip_idle())
     };
     const Stats &stats() const { return st_; }
 
 private:
     struct Impl;
-    void clock(Impl &r, uint64_t cycles);
+    void clock(Impl &r, const sc_core::sc_time &until);
     void fall_edge();
     std::unique_ptr<Impl> impl_;
     bool every_cycle_ = false; // environment ARMPROF_RTL_EVERY_CYCLE=1: the per-cycle clocking
