@@ -17,7 +17,7 @@ namespace armprof {
 
 /*
  * The scenario option `spe: {sampler: rtl}`: one Vspu_cosim_top_sc (rtl-cosim/rtl, library
- * armprof_cosim_sc) per PE, under its own sc_clock of the PE's period, decides which
+ * armprof_cosim_sc) per PE, clocked at the PE's period, decides which
  * operations are sampled and which collide, and how many bytes leave the record FIFO at each
  * edge; the SPU model follows it through its external-sampler hook (spu_cycle_ext(),
  * capi/armprof/spu.h) and keeps filters, encoder, buffer writer, management events and
@@ -25,13 +25,18 @@ namespace armprof {
  *   inputs from the model: PMSIRR_EL1 / PMSICR_EL1 when software changed them, the enable
  *   (StatisticalProfilingEnabled()), op_valid for the n lanes, fifo_discard = PMBSR_EL1.S and
  *   fifo_flush when the model's FIFO is empty and the RTL's is not (a management event
- *   discarded it or a PSB CSYNC wrote it); then, from the combinational `fire`, the operation
+ *   discarded it or a PSB CSYNC wrote it), drain_ready = spu_drain_ready() (the buffer writer
+ *   takes the FIFO's offer at this edge: the RTL drains only as the memory system accepts
+ *   writes, as the model's own FIFO does); then, from the combinational `fire`, the operation
  *   of each selected lane (`draw`, in lane order, as the transaction-level PE draws one
  *   workload operation per sample) with its latency (lane_lat) and predicted record length
  *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
  *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
+ * The model's cycle N ends at SystemC's N periods (the reset takes delta cycles only), so the
+ * buffer writes its edge makes reach the bus at the unit's time. Memory timing: Lt or Off
+ * (why_not_timing()).
  * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
- * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
+ * in the model (stalled writer included), the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
  * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
  * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick). With one
  * PE the output is the same either way; with several, two PEs' TLM writes made at the same
