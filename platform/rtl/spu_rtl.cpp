@@ -44,9 +44,10 @@ constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
 } // namespace
 
 struct SpuRtl::Impl {
-    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked): the
-    // same edges at the same times as an sc_clock of the PE's period, none while idle cycles
-    // are skipped.
+    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked, none
+    // while quiet cycles are stepped): the rising edge of the model's cycle N one period before
+    // the model's time of its end (N periods), so that the model's edge, which follows the
+    // RTL's, is made at that time.
     sc_signal<bool, SC_MANY_WRITERS> clk; // rising edges from the PE's thread, falling ones from fall_edge()
     sc_time period;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_ready, drain_valid,

@@ -35,13 +35,16 @@ namespace armprof {
  * The model's cycle N ends at SystemC's N periods (the reset takes delta cycles only), so the
  * buffer writes its edge makes reach the bus at the unit's time. Memory timing: Lt or Off
  * (why_not_timing()).
- * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
- * in the model (stalled writer included), the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
- * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
- * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick). With one
- * PE the output is the same either way; with several, two PEs' TLM writes made at the same
- * time can reach the bus in the other order (bus_time_ns / wait_ns then differ by a few ns;
- * the records, dumps and interrupts do not).
+ * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle(), a stalled
+ * writer's included) are stepped in the model, the RTL's FIFO drains them in one edge and its
+ * COUNT is reloaded after them (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running
+ * sc_clock and every cycle clocked edge by edge with its delta cycles, as before:
+ * bench-stream's yardstick). With one PE the output is the same either way when the buffer
+ * writes go through DMI or are functional (the yardstick's edges come 2.5 periods after the
+ * model's time, so its TLM writes reach the bus that much later, and under LT timing take
+ * other latencies); with several, two PEs' TLM writes made at the same time can reach the bus
+ * in the other order (bus_time_ns / wait_ns then differ by a few ns; the records, dumps and
+ * interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
  * throws std::invalid_argument.
  */
