@@ -39,10 +39,10 @@ namespace armprof {
  * writer's included) are stepped in the model, the RTL's FIFO drains them in one edge and its
  * COUNT is reloaded after them (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running
  * sc_clock and every cycle clocked edge by edge with its delta cycles, as before:
- * bench-stream's yardstick). With one PE the output is the same either way when the buffer
- * writes go through DMI or are functional (the yardstick's edges come 2.5 periods after the
- * model's time, so its TLM writes reach the bus that much later, and under LT timing take
- * other latencies); with several, two PEs' TLM writes made at the same time can reach the bus
+ * bench-stream's yardstick). With one PE the output is the same either way unless a TLM
+ * write's latency depends on when it reaches the bus (LT timing with bus contention: the
+ * yardstick's edges come 2.5 periods after the model's time, and its TLM writes reach the bus
+ * that late; bench-stream's example writes through DMI); with several, two PEs' TLM writes made at the same time can reach the bus
  * in the other order (bus_time_ns / wait_ns then differ by a few ns; the records, dumps and
  * interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
