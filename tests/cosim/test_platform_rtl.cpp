@@ -28,7 +28,7 @@ namespace {
 // memory (200 ns writes) where the record FIFO drains only as writes are accepted.
 enum Memory {
     kFunctional = 0,
-    // DMI writes (the grant's write latency: memory + bus + SMMU TLB hit, 231 cycles) while
+    // DMI writes (the grant's write latency: memory 200 ns + bus 10 ns: 210 cycles) while
     // background traffic loads the bus that the SMMU's table walks and the writes before the
     // DMI grant cross; one outstanding write of 64 bytes.
     kSlowDmiTraffic = 1,
@@ -36,7 +36,7 @@ enum Memory {
     // a narrow DRAM port (0.5 B/ns: 128 ns per line) with the table walks: they queue behind
     // each other at the port.
     kSlowContended = 2,
-    // The platform's default memory (20 ns, bus 10 ns) with DMI: each record's write takes 31
+    // The platform's default memory (20 ns, bus 10 ns) with DMI: each record's write takes 30
     // cycles, one outstanding; the writer stalls now and then.
     kLtDefault = 3,
 };
@@ -380,16 +380,16 @@ void slow_run(int which, int mem)
     assert_true(m.coll >= f.coll);
     assert_true(m.answered > 90);
     if (mem == kLtDefault) {
-        // DMI's write latency: memory 20 ns + bus 10 ns + the SMMU's TLB hit (PSB CSYNC
-        // settles some writes at once).
-        assert_true(m.lat_max >= 31 && m.lat_max < 1000 && m.dmi_writes > m.tlm_writes);
+        // DMI's write latency: memory 20 ns + bus 10 ns (more for the TLM writes before the
+        // grant, whose table walks read over the bus; PSB CSYNC settles some writes at once).
+        assert_true(m.lat_max >= 30 && m.lat_max < 1000 && m.dmi_writes > m.tlm_writes);
         // Most cycles still quiet and taken in steps, stalls included.
         assert_true(r.skipped > r.ext_cycles / 2);
         assert_true(r.step_stalls > 100);
     } else {
-        // 200 ns writes: at least 231 cycles through DMI or TLM (with the 10 ns bus), more
-        // when queued.
-        assert_true(m.lat_max > 231 && m.lat_sum / m.answered > 150);
+        // 200 ns writes: 210 cycles through DMI or TLM (with the 10 ns bus), more when queued
+        // or translated by a walk.
+        assert_true(m.lat_max > 210 && m.lat_sum / m.answered > 150);
     }
     if (mem == kSlowDmiTraffic)
         assert_true(m.bursts > 1000 && m.dmi_writes > m.tlm_writes);
