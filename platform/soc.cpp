@@ -131,19 +131,12 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
             throw std::invalid_argument("spe.sampler must be model or rtl");
         if (sc_.sampler == "rtl" && !SpuRtl::why_not(cfg, sc_.ops_per_cycle).empty())
             throw std::invalid_argument(SpuRtl::why_not(cfg, sc_.ops_per_cycle));
+        if (sc_.sampler == "rtl" && !SpuRtl::why_not_timing(timing_).empty())
+            throw std::invalid_argument(SpuRtl::why_not_timing(timing_));
         std::string n = "spu" + std::to_string(p);
         spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
         SpuModule &s = *spus_.back();
         bind_mem(s, n);
-#if defined(ARMPROF_RTL_DRAIN_STALL_PORT)
-        // Until platform/rtl binds the RTL FIFO's drain_ready to the writer (the RTL drains at its
-        // constant rate meanwhile), an RTL sampler's SPU writes stay functional so that the RTL
-        // and the model it drives agree.
-        if (sc_.sampler == "rtl") {
-            s.set_timing(BufferTiming::Off);
-            s.set_dmi(sc_.dmi);
-        }
-#endif
         irq_sigs_.emplace_back(new sc_signal<bool, SC_MANY_WRITERS>(("pmbirq" + std::to_string(p)).c_str()));
         s.irq.bind(*irq_sigs_.back());
         irqc_->lines[p].bind(*irq_sigs_.back());

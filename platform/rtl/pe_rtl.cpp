@@ -93,11 +93,11 @@ void Pe::run_rtl()
         char line[640];
         std::snprintf(line, sizeof line,
                      "%s: rtl sampler: %llu cycles (%llu quiet ones in steps, %llu drain steps), %llu samples, %llu collisions, "
-                     "%llu flushes; model could not follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, "
+                     "%llu flushes, %llu cycles drain_ready low; model could not follow: slot %llu, enable %llu, length %llu, level %llu, owed %llu, "
                      "fire %llu, latency %llu, drain step %llu\n",
                      name(), (unsigned long long)rs.cycles, (unsigned long long)rs.skipped,
                      (unsigned long long)rs.drain_steps, (unsigned long long)rs.samples,
-                     (unsigned long long)rs.collisions, (unsigned long long)rs.flushes,
+                     (unsigned long long)rs.collisions, (unsigned long long)rs.flushes, (unsigned long long)rs.ready_stalls,
                      (unsigned long long)xs.slot_mismatches, (unsigned long long)xs.enable_mismatches,
                      (unsigned long long)xs.len_mismatches, (unsigned long long)xs.level_mismatches,
                      (unsigned long long)xs.owed_edges, (unsigned long long)rs.fire_disagree,

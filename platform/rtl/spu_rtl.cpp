@@ -17,6 +17,14 @@ namespace armprof {
 
 using namespace sc_core;
 
+std::string SpuRtl::why_not_timing(BufferTiming t)
+{
+    if (t == BufferTiming::At)
+        return "sampler rtl: timing must be lt or off (the RTL's drain handshake follows answers known when a write is "
+               "issued; AT answers arrive between its delta cycles)";
+    return "";
+}
+
 #ifdef ARMPROF_PLATFORM_HAVE_RTL
 
 namespace {
@@ -36,16 +44,17 @@ constexpr uint64_t kPmbsrS = 1ull << 17; // PMBSR_EL1.S
 } // namespace
 
 struct SpuRtl::Impl {
-    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked): the
-    // same edges at the same times as an sc_clock of the PE's period, none while idle cycles
-    // are skipped.
+    // The RTL's clock, driven by the PE's thread (edges only when a cycle is clocked, none
+    // while quiet cycles are stepped): the rising edge of the model's cycle N one period before
+    // the model's time of its end (N periods), so that the model's edge, which follows the
+    // RTL's, is made at that time.
     sc_signal<bool, SC_MANY_WRITERS> clk; // rising edges from the PE's thread, falling ones from fall_edge()
-    sc_time half;
-    sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_stall, fifo_flush,
-        fifo_discard, full_q, rnd, pending, m_full;
+    sc_time period;
+    sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, drain_ready, drain_valid,
+        fifo_flush, fifo_discard, full_q, rnd, pending, m_full;
     sc_signal<uint32_t, SC_MANY_WRITERS> cfg_drain;
     sc_signal<uint32_t> cfg_slots, cfg_depth, cfg_rec_cap, cfg_rng_seed, op_valid, fire,
-        fire_q, coll_q, ecount, inflight, fifo_level, nrec, diff, count, rng_state, interval;
+        fire_q, coll_q, ecount, inflight, fifo_level, nrec, diff, count, rng_state, interval, drain_len;
     sc_signal<uint32_t> m_fire, m_coll, m_ecount, m_inflight, m_fifo_level, m_count, m_rng_state;
     sc_signal<uint64_t> icr_wdata, irr_wdata, lane_lat, lane_len, drained, popped, m_drained;
     Vspu_cosim_top_sc top;
@@ -61,7 +70,7 @@ struct SpuRtl::Impl {
     std::unique_ptr<sc_clock> free_clk;
 
     Impl(const sc_time &period, bool every_cycle)
-        : clk("clk"), half(period / 2), top("rtl")
+        : clk("clk"), period(period), top("rtl")
     {
         if (every_cycle) {
             free_clk.reset(new sc_clock("free_clk", period));
@@ -78,7 +87,9 @@ struct SpuRtl::Impl {
         top.irr_we(irr_we);
         top.prof_en(prof_en);
         top.op_valid(op_valid);
-        top.drain_stall(drain_stall);
+        top.drain_ready(drain_ready);
+        top.drain_valid(drain_valid);
+        top.drain_len(drain_len);
         top.fifo_flush(fifo_flush);
         top.fifo_discard(fifo_discard);
         top.fire(fire);
@@ -137,6 +148,8 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
 {
     const spu_config &c = *spu_get_config(spu.unit());
     std::string why = why_not(c, lanes);
+    if (why.empty())
+        why = why_not_timing(spu.timing());
     if (!why.empty())
         ARMPROF_REPORT_ERROR(report::kRtl, why);
     armprof_err e = spu_set_external_sampler(spu.unit(), true);
@@ -163,8 +176,10 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
 
 SpuRtl::~SpuRtl() = default;
 
-// The reset pulse: two rising edges with rst high, released after the falling edge that
-// follows (1.5 periods, as with an sc_clock whose first edge rises at the start).
+// The reset pulse: two rising edges with rst high, released with the falling edge after them.
+// The edges are delta cycles apart: neither the model's time nor SystemC's moves, so that the
+// model's cycle N ends at SystemC's N periods, as with the transaction-level PE (the
+// free-running clock of ARMPROF_RTL_EVERY_CYCLE: 1.5 periods, as before).
 void SpuRtl::start()
 {
     Impl &r = *impl_;
@@ -176,22 +191,24 @@ void SpuRtl::start()
         r.rst.write(false);
         return;
     }
-    r.clk.write(true);
-    wait(r.half);
-    r.clk.write(false);
-    wait(r.half);
-    r.clk.write(true);
-    wait(r.half);
-    r.clk.write(false);
-    r.rst.write(false);
-    wait(SC_ZERO_TIME); // the falling edge taken before the first cycle's rising one
+    for (int i = 0; i < 2; i++) {
+        r.clk.write(true);
+        wait(SC_ZERO_TIME);
+        r.clk.write(false);
+        if (i == 1)
+            r.rst.write(false);
+        wait(SC_ZERO_TIME); // the falling edge taken before the first cycle's rising one
+    }
 }
 
-// `cycles` clock periods with one rising edge: the edge goes with this cycle's inputs (the
-// RTL evaluates both in one delta cycle, its flops taking what its combinational logic makes of
-// the new inputs, as when the inputs settle first), the falling edge one delta cycle later,
-// then the time moves by the periods; the registered outputs have settled by then.
-void SpuRtl::clock(Impl &r, uint64_t cycles)
+// One rising edge with this cycle's inputs (the RTL evaluates both in one delta cycle, its
+// flops taking what its combinational logic makes of the new inputs, as when the inputs settle
+// first), the falling edge one delta cycle later, then SystemC's time moves on to `until`, the
+// model's time of the (last) cycle the edge ends: the model's edge that follows (spu_cycle_ext())
+// makes its buffer writes at its own time, so that a TLM write reaches the bus when the
+// transaction-level PE's would (not up to a period late). The registered outputs have settled
+// by then; at `until` already (the first cycle) two delta cycles settle them.
+void SpuRtl::clock(Impl &r, const sc_time &until)
 {
     if (r.free_clk) {
         wait(r.free_clk->posedge_event());
@@ -200,7 +217,13 @@ void SpuRtl::clock(Impl &r, uint64_t cycles)
     }
     r.clk.write(true);
     r.fall.notify(SC_ZERO_TIME); // fall_edge(), a method: no switch of this thread
-    wait(r.half * (double)(2 * cycles));
+    const sc_time now = sc_time_stamp();
+    if (until > now) {
+        wait(until - now);
+    } else {
+        wait(SC_ZERO_TIME); // the RTL evaluates the edge,
+        wait(SC_ZERO_TIME); // its registered outputs update
+    }
 }
 
 void SpuRtl::fall_edge()
@@ -215,19 +238,23 @@ void SpuRtl::fall_edge()
  * in flight in either FIFO's slots, no register write pending, the enable as in the last
  * clocked cycle (no §3.1.1 initialisation), no pending sample point (cfg_next_op), no ECOUNT
  * running (ERnd) and COUNT >= n per cycle, so that no lane can fire (§3.1.2: a member selects
- * only when COUNT is zero). Then only two things move: COUNT, by n per enabled cycle, and the
- * record FIFO, which drains min(rate, level) bytes per cycle.
- *  - FIFOs empty (idle): the RTL keeps its state and is not clocked at all;
- *  - FIFOs holding records: the RTL is clocked once with op_valid = 0 and cfg_drain = k * rate
- *    (<= its DRAIN_MAX; its POPS covers that many bytes of the smallest records), which drains
- *    what k cycles at the rate drain; the buffer must have room for the whole FIFO and
- *    PMBSR_EL1.S be clear, so that no management event can fall inside the step, and the
- *    records go through DMI (their writes then do not depend on the time).
+ * only when COUNT is zero). Then only three things move: COUNT, by n per enabled cycle; the
+ * buffer writer's outstanding writes, answered at their latency (LT: known when issued); and
+ * the record FIFO, which drains min(rate, level) bytes in each cycle the writer takes them
+ * (spu_drain_ready(), the RTL's drain_ready) and holds them in each cycle it stalls.
+ *  - FIFOs empty (idle), or the writer stalled throughout: the RTL keeps its state and is not
+ *    clocked at all (with drain_ready low its edges would change nothing);
+ *  - otherwise the RTL is clocked once with op_valid = 0, drain_ready = 1 and cfg_drain = the
+ *    bytes the step's ready cycles drain (<= its DRAIN_MAX; its POPS covers that many bytes of
+ *    the smallest records); the buffer must have room for the whole FIFO and PMBSR_EL1.S be
+ *    clear, so that no buffer-full event is expected inside the step, and the records go
+ *    through DMI (their writes then do not depend on the order in which they reach the bus).
  * The model steps through the k cycles one by one with the COUNT, level and drained bytes each
  * would have had, and the next clocked cycle loads COUNT into the RTL (MSR PMSICR_EL1, applied
  * before the lanes as any write), so the RTL continues from the value it would have counted
- * down to. The RTL's level and drained bytes after a drain step are checked against the k
- * cycles' (drain_mismatches).
+ * down to. A management event in a step (PMBSR_EL1.S: a buffer-full event after all, or one
+ * that waited for an outstanding write's answer) ends it with that cycle. The RTL's level and
+ * drained bytes after a drain step are checked against the k cycles' (drain_mismatches).
  */
 uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
 {
@@ -235,6 +262,7 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
     spu_t *u = spu_.unit();
     if (r.first || !max_cycles || every_cycle_ || r.inflight.read() || r.pending.read())
         return 0;
+    const uint32_t outstanding = spu_writes_outstanding(u);
     uint64_t irr = 0, icr = 0;
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
     spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
@@ -259,9 +287,10 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         k = std::min<uint64_t>(k, count / step);
     }
     const uint32_t rate = c.drain_bytes_per_cycle;
+    uint64_t sr = 0;
+    spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
     if (level) {
-        uint64_t sr = 0, lim = 0, ptr = 0;
-        spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
+        uint64_t lim = 0, ptr = 0;
         spu_reg_peek(u, SPU_PMBLIMITR_EL1, &lim);
         spu_reg_peek(u, SPU_PMBPTR_EL1, &ptr);
         const uint64_t limit = lim & ~0xFFFull;
@@ -270,44 +299,59 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         const uint64_t room = level + (2ull << c.max_size); // + the head record's drained bytes
         if ((sr & kPmbsrS) || !(lim & 1) || (lim & 0x6) || rate == 0 || ptr >= limit || limit - ptr <= room)
             return 0;
-        // The records that complete in the step are written at its start rather than at their
-        // cycle: only through DMI, which does not depend on the time (a TLM write's bus
-        // contention does), so the DMI region must cover everything the FIFO holds.
+        // The records that complete in the step are written at their cycle's model time but
+        // before SystemC reaches it: only through DMI, which does not depend on the order in
+        // which writes reach the bus (a TLM write's contention does), so the DMI region must
+        // cover everything the FIFO holds.
         size_t dmi = 0;
         if (!spu_.dmi_view(ptr, &dmi) || dmi <= room)
-            return 0;
-        k = std::min<uint64_t>(k, kDrainMax / rate);
-        if (k < 2)
             return 0;
     }
     if (!k)
         return 0;
+    // A management event can only begin in the step with bytes to write or writes to answer.
+    const bool watch = !(sr & kPmbsrS) && (level || outstanding);
     spu_op ops[kLanes] = {};
     spu_ext_cycle ec{};
     ec.ecount = ecount;
-    uint32_t left = level;
-    for (uint64_t i = 1; i <= k; i++) {
+    uint32_t left = level, drained = 0;
+    uint64_t i = 0, stalled = 0;
+    while (i < k) {
+        uint32_t d = 0;
+        if (left) {
+            if (spu_drain_ready(u)) {
+                d = std::min(rate, left);
+                if (drained + d > kDrainMax)
+                    break; // the RTL's one edge drains at most DRAIN_MAX bytes
+            } else {
+                stalled++; // the RTL's offer would wait on drain_ready low
+            }
+        }
+        i++;
         ec.count = count - (uint32_t)(i * step);
-        ec.drained = std::min(rate, left);
-        left -= ec.drained;
+        ec.drained = d;
+        drained += d;
+        left -= d;
         ec.fifo_level = left;
         spu_cycle_ext(u, ops, n, &ec, nullptr);
-        if (level) {
-            // A management event after all (PMBSR_EL1.S): the step ends with this cycle, as
-            // a clocked cycle would, so that PMBIRQ is seen after it.
-            uint64_t sr = 0;
+        if (watch) {
+            // A management event after all: the step ends with this cycle, as a clocked cycle
+            // would, so that PMBIRQ is seen after it.
             spu_reg_peek(u, SPU_PMBSR_EL1, &sr);
             if (sr & kPmbsrS) {
-                k = i;
-                st_.drain_events++;
+                st_.drain_events += level != 0;
                 break;
             }
         }
     }
+    k = i;
+    if (!k)
+        return 0;
     r.last_icr = mirrored_icr(icr, ec, c.ernd);
     r.icr_resync = true;
-    if (level) {
-        // One edge draining k cycles' bytes; the counter does not move (op_valid = 0).
+    const sc_time until = spu_.model_time() - r.period; // the model time of the step's last cycle
+    if (drained) {
+        // One edge draining the step's bytes; the counter does not move (op_valid = 0).
         r.irr_we.write(false);
         r.icr_we.write(false);
         r.prof_en.write(en);
@@ -316,18 +360,21 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         r.fifo_discard.write(false);
         r.lane_lat.write(0);
         r.lane_len.write(0);
-        r.cfg_drain.write((uint32_t)k * rate);
-        clock(r, k); // cfg_drain back to the rate after the edge
+        r.drain_ready.write(true);
+        r.cfg_drain.write(drained);
+        clock(r, until); // cfg_drain back to the rate after the edge
         const uint64_t dr = r.drained.read();
-        if (dr - r.last_drained != level - left || r.fifo_level.read() != left)
+        if (dr - r.last_drained != drained || r.fifo_level.read() != left)
             st_.drain_mismatches++;
         r.last_drained = dr;
         st_.drain_steps++;
-    } else {
-        wait(r.half * (double)(2 * k));
+    } else if (until > sc_time_stamp()) {
+        wait(until - sc_time_stamp());
     }
     st_.cycles += k;
     st_.skipped += k;
+    st_.ready_stalls += stalled;
+    st_.step_stalls += stalled;
     return k;
 }
 
@@ -364,6 +411,14 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
     r.fifo_discard.write((sr & kPmbsrS) != 0);
     r.lane_lat.write(0);
     r.lane_len.write(0);
+    // The drain handshake: the RTL's FIFO hands its offer (drain_valid, drain_len) to the buffer
+    // writer at this edge only if the writer takes it: fewer than max_outstanding_writes writes
+    // outstanding and no buffer-full event waiting for them (spu_drain_ready()), the answer the
+    // model's own FIFO gets at its edge, so the RTL drains only as the memory system accepts.
+    const bool ready = spu_drain_ready(u);
+    r.drain_ready.write(ready);
+    if (!ready && r.drain_valid.read())
+        st_.ready_stalls++;
     // `fire` is combinational: read it after the inputs have reached the RTL, unless no lane
     // can fire this cycle (the enable as last cycle, no pending sample point, and COUNT, as
     // written this cycle or as held, >= n with no ECOUNT running: §3.1.2; a PMSIRR_EL1 write
@@ -404,7 +459,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         r.lane_lat.write(lat_bits);
         r.lane_len.write(len_bits);
     }
-    clock(r, 1); // the registered outputs have settled
+    clock(r, spu_.model_time()); // the registered outputs have settled
     spu_ext_cycle ec{};
     ec.fire = r.fire_q.read();
     ec.coll = r.coll_q.read();

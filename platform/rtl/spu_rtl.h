@@ -17,7 +17,7 @@ namespace armprof {
 
 /*
  * The scenario option `spe: {sampler: rtl}`: one Vspu_cosim_top_sc (rtl-cosim/rtl, library
- * armprof_cosim_sc) per PE, under its own sc_clock of the PE's period, decides which
+ * armprof_cosim_sc) per PE, clocked at the PE's period, decides which
  * operations are sampled and which collide, and how many bytes leave the record FIFO at each
  * edge; the SPU model follows it through its external-sampler hook (spu_cycle_ext(),
  * capi/armprof/spu.h) and keeps filters, encoder, buffer writer, management events and
@@ -25,18 +25,26 @@ namespace armprof {
  *   inputs from the model: PMSIRR_EL1 / PMSICR_EL1 when software changed them, the enable
  *   (StatisticalProfilingEnabled()), op_valid for the n lanes, fifo_discard = PMBSR_EL1.S and
  *   fifo_flush when the model's FIFO is empty and the RTL's is not (a management event
- *   discarded it or a PSB CSYNC wrote it); then, from the combinational `fire`, the operation
+ *   discarded it or a PSB CSYNC wrote it), drain_ready = spu_drain_ready() (the buffer writer
+ *   takes the FIFO's offer at this edge: the RTL drains only as the memory system accepts
+ *   writes, as the model's own FIFO does); then, from the combinational `fire`, the operation
  *   of each selected lane (`draw`, in lane order, as the transaction-level PE draws one
  *   workload operation per sample) with its latency (lane_lat) and predicted record length
  *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
  *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
- * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle()) are stepped
- * in the model, the RTL's FIFO drains them in one edge and its COUNT is reloaded after them
- * (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running sc_clock and every cycle
- * clocked edge by edge with its delta cycles, as before: bench-stream's yardstick). With one
- * PE the output is the same either way; with several, two PEs' TLM writes made at the same
- * time can reach the bus in the other order (bus_time_ns / wait_ns then differ by a few ns;
- * the records, dumps and interrupts do not).
+ * The model's cycle N ends at SystemC's N periods (the reset takes delta cycles only), so the
+ * buffer writes its edge makes reach the bus at the unit's time. Memory timing: Lt or Off
+ * (why_not_timing()).
+ * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle(), a stalled
+ * writer's included) are stepped in the model, the RTL's FIFO drains them in one edge and its
+ * COUNT is reloaded after them (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running
+ * sc_clock and every cycle clocked edge by edge with its delta cycles, as before:
+ * bench-stream's yardstick). With one PE the output is the same either way unless a TLM
+ * write's latency depends on when it reaches the bus (LT timing with bus contention: the
+ * yardstick's edges come 2.5 periods after the model's time, and its TLM writes reach the bus
+ * that late; bench-stream's example writes through DMI); with several, two PEs' TLM writes made at the same time can reach the bus
+ * in the other order (bus_time_ns / wait_ns then differ by a few ns; the records, dumps and
+ * interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
  * throws std::invalid_argument.
  */
@@ -50,6 +58,12 @@ public:
     // (no RTL in the build; max_inflight > 8, fifo_bytes > 1024, drain_bytes_per_cycle > 32,
     // lanes > kLanes: its structural sizes), or "" when it can. Ask before constructing.
     static std::string why_not(const spu_config &c, uint32_t lanes);
+    // Why the unit's buffer writes cannot have this memory timing with the RTL, or "": Off and
+    // Lt (answers known when a write is issued) run; At does not: its answers arrive from
+    // SystemC processes between the delta cycles of the RTL's edge, so the RTL's drain_ready
+    // and the writer the model's edge sees could disagree, and the transaction-level PE's own
+    // AT answers take effect at a boundary that depends on its delta cycles.
+    static std::string why_not_timing(BufferTiming t);
 
     // Switches the unit to its external sampler (throws std::invalid_argument as why_not()).
     SpuRtl(sc_core::sc_module_name name, SpuModule &spu, const sc_core::sc_time &period, uint32_t lanes);
@@ -75,12 +89,15 @@ public:
         uint64_t drain_steps = 0;     // steps that clocked the RTL once to drain its FIFO
         uint64_t drain_mismatches = 0; // drain steps after which the RTL's FIFO was not as expected
         uint64_t drain_events = 0;    // drain steps cut short by a management event
+        uint64_t ready_stalls = 0;    // cycles the RTL's FIFO offered bytes with drain_ready low
+                                      // (the buffer writer stalled: the model's writer_stall_cycles)
+        uint64_t step_stalls = 0;     // of ready_stalls, those taken in steps (skip_idle())
     };
     const Stats &stats() const { return st_; }
 
 private:
     struct Impl;
-    void clock(Impl &r, uint64_t cycles);
+    void clock(Impl &r, const sc_core::sc_time &until);
     void fall_edge();
     std::unique_ptr<Impl> impl_;
     bool every_cycle_ = false; // environment ARMPROF_RTL_EVERY_CYCLE=1: the per-cycle clocking

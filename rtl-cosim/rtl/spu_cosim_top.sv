@@ -9,9 +9,6 @@
 // it before the edge to choose the sampled operation and set its lane_lat / lane_len.
 // Drain handshake: `drain_valid` / `drain_len` (combinational, from state) offer the FIFO's
 // next bytes to the buffer writer; they leave at an edge only with drain_ready high.
-// Built with ARMPROF_RTL_DRAIN_STALL_PORT defined (transition only, see rtl-cosim/README.md)
-// the top keeps the former `drain_stall` input (drain_ready = !drain_stall) and no offer
-// outputs, so a SystemC host that has not moved to the handshake still binds every port.
 module spu_cosim_top #(
     parameter int W         = 4,
     parameter int SLOTS     = 8,
@@ -44,11 +41,7 @@ module spu_cosim_top #(
     input  logic [W-1:0]       op_valid,
     input  logic [W*LAT_W-1:0] lane_lat,
     input  logic [W*LEN_W-1:0] lane_len,
-`ifdef ARMPROF_RTL_DRAIN_STALL_PORT
-    input  logic               drain_stall,
-`else
     input  logic               drain_ready,   // memory accepts the offered bytes this cycle
-`endif
     input  logic               fifo_flush,    // platform: the model emptied its FIFO
     input  logic               fifo_discard,  // platform: PMBSR_EL1.S, records discarded
     // Results
@@ -66,10 +59,8 @@ module spu_cosim_top #(
     output logic [23:0]        interval,      // PMSIRR_EL1.INTERVAL
     output logic               rnd,           // PMSIRR_EL1.RND
     output logic               pending,       // next_op: the next member is sampled
-`ifndef ARMPROF_RTL_DRAIN_STALL_PORT
     output logic               drain_valid,   // the FIFO offers bytes (combinational)
     output logic [DW-1:0]      drain_len,     // how many leave if drain_ready (combinational)
-`endif
     output logic [RW:0]        nrec,          // records in the FIFO
     // Waveform only: the C model's values for the same cycle, and where they differ
     input  logic [W-1:0]       m_fire,
@@ -86,17 +77,6 @@ module spu_cosim_top #(
 
   logic [W-1:0] coll;
   logic         full;
-  logic         ready_i, valid_i;
-  logic [DW-1:0] len_i;
-`ifdef ARMPROF_RTL_DRAIN_STALL_PORT
-  assign ready_i = !drain_stall;
-  logic unused_offer;
-  assign unused_offer = ^{valid_i, len_i};
-`else
-  assign ready_i     = drain_ready;
-  assign drain_valid = valid_i;
-  assign drain_len   = len_i;
-`endif
 
   spu_sample_counter #(.W(W)) u_counter (
       .clk, .rst, .cfg_ernd, .cfg_next_op, .cfg_rng_seed,
@@ -108,8 +88,8 @@ module spu_cosim_top #(
       .LAT_W(LAT_W), .DRAIN_MAX(DRAIN_MAX)
   ) u_fifo (
       .clk, .rst, .cfg_slots, .cfg_depth, .cfg_rec_cap, .cfg_drain,
-      .fire, .lane_lat, .lane_len, .drain_ready(ready_i), .flush(fifo_flush),
-      .discard(fifo_discard), .coll, .full, .drain_valid(valid_i), .drain_len(len_i), .inflight, .level(fifo_level), .nrec, .drained, .popped);
+      .fire, .lane_lat, .lane_len, .drain_ready, .flush(fifo_flush),
+      .discard(fifo_discard), .coll, .full, .drain_valid, .drain_len, .inflight, .level(fifo_level), .nrec, .drained, .popped);
 
   always_ff @(posedge clk) begin
     if (rst) begin

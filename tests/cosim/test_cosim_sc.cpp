@@ -27,13 +27,9 @@ constexpr uint64_t kCycles = 60000;
 SC_MODULE(Bench) {
     sc_in<bool> clk;
     sc_signal<bool> rst, cfg_ernd, cfg_next_op, icr_we, irr_we, prof_en, full_q, m_full;
-#ifdef ARMPROF_RTL_DRAIN_STALL_PORT
-    sc_signal<bool> drain_stall;       // the transitional interface (rtl-cosim/CMakeLists.txt)
-#else
     sc_signal<bool> drain_ready, drain_valid;
     sc_signal<uint32_t> drain_len;
     uint64_t valid_diffs = 0, valid_cycles = 0;
-#endif
     sc_signal<bool> fifo_flush, fifo_discard;
     sc_signal<bool> rnd, pending;
     sc_signal<uint32_t> cfg_rng_seed, cfg_slots, cfg_depth, cfg_rec_cap, cfg_drain, op_valid;
@@ -69,13 +65,9 @@ SC_MODULE(Bench) {
         rtl.op_valid(op_valid);
         rtl.lane_lat(lane_lat);
         rtl.lane_len(lane_len);
-#ifdef ARMPROF_RTL_DRAIN_STALL_PORT
-        rtl.drain_stall(drain_stall);
-#else
         rtl.drain_ready(drain_ready);
         rtl.drain_valid(drain_valid);
         rtl.drain_len(drain_len);
-#endif
         rtl.fifo_flush(fifo_flush);
         rtl.fifo_discard(fifo_discard);
         rtl.fire(fire);
@@ -136,14 +128,10 @@ SC_MODULE(Bench) {
             }
             lane_lat.write(lat);
             lane_len.write(len);
-#ifdef ARMPROF_RTL_DRAIN_STALL_PORT
-            drain_stall.write(in.stall);
-#else
             drain_ready.write(!in.stall);
             // The offer comes from registered state: stable from the last edge to the next.
             valid_diffs += drain_valid.read() != m.valid;
             valid_cycles += m.valid;
-#endif
             wait(clk.posedge_event());  // the RTL takes this cycle's inputs
             wait(clk.negedge_event());  // and its registered outputs have settled
             const uint32_t f = fire_q.read(), c = coll_q.read();
@@ -185,11 +173,9 @@ void test_sc_rtl_same_samples_and_collisions(void **state)
     assert_true(b.samples_model > 100);
     assert_true(b.coll_model > 10);
     assert_true(b.coll_model < b.samples_model);
-#ifndef ARMPROF_RTL_DRAIN_STALL_PORT
     // The drain handshake's offer (drain_valid) is the model's non-empty FIFO, every cycle.
     assert_int_equal(b.valid_diffs, 0);
     assert_true(b.valid_cycles > 1000);
-#endif
     printf("SystemC RTL and C model: %llu cycles, %llu samples, %llu collisions, %.1f us simulated\n",
            (unsigned long long)b.cycles, (unsigned long long)b.samples_model,
            (unsigned long long)b.coll_model, sc_time_stamp().to_seconds() * 1e6);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_platform_rtl.cpp: the platform with spe.sampler rtl (Verilated SystemC counter/FIFO) gives the samples, collisions and spe.bin of sampler model.
+// test_platform_rtl.cpp: the platform with spe.sampler rtl (Verilated SystemC counter/FIFO) gives the samples, collisions, spe.bin and memory-timing statistics of sampler model, functional and under a slow, contended memory.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,10 +24,28 @@ using namespace armprof;
 
 namespace {
 
-// Two small scenarios that exercise the counter (RND, every-operation sampling with
+// Memory timing of a run: functional (every write accepted at once), or LT with a slow
+// memory (200 ns writes) where the record FIFO drains only as writes are accepted.
+enum Memory {
+    kFunctional = 0,
+    // DMI writes (the grant's write latency: memory 200 ns + bus 10 ns: 210 cycles) while
+    // background traffic loads the bus that the SMMU's table walks and the writes before the
+    // DMI grant cross; one outstanding write of 64 bytes.
+    kSlowDmiTraffic = 1,
+    // Every write through the SMMU and the bus (no DMI), 4 outstanding 64-byte writes sharing
+    // a narrow DRAM port (0.5 B/ns: 128 ns per line) with the table walks: they queue behind
+    // each other at the port.
+    kSlowContended = 2,
+    // The platform's default memory (20 ns, bus 10 ns) with DMI: each record's write takes 30
+    // cycles, one outstanding; the writer stalls now and then.
+    kLtDefault = 3,
+};
+
+// Small scenarios that exercise the counter (RND, every-operation sampling with
 // PMSIRR_EL1.INTERVAL == 0), collisions (§3.1.4: few slots), FIFO backpressure (a slow drain),
-// buffer-full management events with the driver's restarts (§3.5.2), and 1 or 4 lanes.
-Scenario scenario(int which, bool rtl)
+// buffer-full management events with the driver's restarts (§3.5.2), and 1 or 4 lanes; each
+// functional, and some under a slow memory.
+Scenario scenario(int which, bool rtl, int mem = kFunctional)
 {
     Scenario sc;
     sc.name = "rtl-vs-model";
@@ -71,9 +89,28 @@ Scenario scenario(int which, bool rtl)
         sc.drain_bytes_per_cycle = 3;
     }
     sc.sampler = rtl ? "rtl" : "model";
-    // Functional memory on both sides until platform/rtl binds the RTL FIFO's drain_ready to the
-    // writer (ARMPROF_RTL_DRAIN_STALL_PORT): the RTL sampler's writes are functional until then.
-    sc.timing = "off";
+    if (mem == kFunctional) {
+        sc.timing = "off";
+        return sc;
+    }
+    // Issue 12: the buffer writer's writes take the memory system's time and the record FIFO
+    // drains only as they are accepted (the RTL's drain_ready = spu_drain_ready()).
+    sc.timing = "lt";
+    if (mem == kLtDefault)
+        return sc;
+    sc.mem_write_latency_ns = 200;
+    sc.write_bytes = 64;
+    if (mem == kSlowDmiTraffic) {
+        sc.dmi = true;
+        sc.max_outstanding_writes = 1;
+        sc.traffic.share = 0.6;
+        sc.traffic.burst_bytes = 256;
+        sc.traffic.seed = 7;
+    } else {
+        sc.dmi = false;
+        sc.max_outstanding_writes = 4;
+        sc.bus_bytes_per_ns = 0.5;
+    }
     return sc;
 }
 
@@ -120,9 +157,15 @@ uint64_t pmu_count(Platform &p, uint16_t ev)
     return UINT64_MAX;
 }
 
-int child(int which, bool rtl)
+// FNV-1a of a statistics array.
+template <typename T, size_t N> uint64_t hash_of(const T (&a)[N]) { return ap_fnv1a64(a, sizeof a, AP_FNV_INIT); }
+
+int child(int which, bool rtl, int mem)
 {
-    Scenario sc = scenario(which, rtl);
+    Scenario sc = scenario(which, rtl, mem);
+    // The RTL sampler's "model could not follow" warning would go to stdout, which carries
+    // this child's numbers: `bad` below reports the same counts.
+    sc_core::sc_report_handler::set_actions("armprof/rtl", sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
     std::string trace;
     if (which == 2)
         sc.workload.trace = trace = write_trace(7000);
@@ -136,7 +179,10 @@ int child(int which, bool rtl)
     spu_get_ext_stats(p.spu(0).unit(), &xs);
     const auto &d = p.spe_dump(0);
     uint64_t dh = ap_fnv1a64(d.data(), d.size(), AP_FNV_INIT);
-    uint64_t bad = xs.slot_mismatches + xs.enable_mismatches + xs.len_mismatches + xs.level_mismatches + xs.owed_edges;
+    // drain_not_ready: the RTL drained at an edge where the model's writer did not take bytes
+    // (an RTL that ignored drain_ready under back-pressure).
+    uint64_t bad = xs.slot_mismatches + xs.enable_mismatches + xs.len_mismatches + xs.level_mismatches + xs.owed_edges +
+                   xs.drain_not_ready;
     if (!trace.empty())
         std::remove(trace.c_str());
     // The PE's PMU counted the unit's events in either mode (SAMPLE_FEED / SAMPLE_COLLISION,
@@ -146,6 +192,8 @@ int child(int which, bool rtl)
         bad++;
     const SpuRtl *sampler = p.pe(0).rtl();
     uint64_t skipped = sampler ? sampler->stats().skipped : 0, drain_steps = sampler ? sampler->stats().drain_steps : 0;
+    uint64_t ready_stalls = sampler ? sampler->stats().ready_stalls : 0;
+    uint64_t step_stalls = sampler ? sampler->stats().step_stalls : 0;
     if (sampler)
         bad += sampler->stats().drain_mismatches;
     std::printf("%llu %llu %llu %llu %llu %llu %llu %016llx %016llx %llu %llu %llu %llu %llu\n",
@@ -155,6 +203,20 @@ int child(int which, bool rtl)
                 (unsigned long long)pcs.n, (unsigned long long)pcs.h, (unsigned long long)dh,
                 (unsigned long long)d.size(), (unsigned long long)bad, (unsigned long long)xs.cycles,
                 (unsigned long long)skipped, (unsigned long long)drain_steps);
+    // The memory-timing statistics (capi/armprof/spu.h, summary.json) and the unit's bus side.
+    const BufferPort::Stats &ps = p.spu(0).stats();
+    std::printf("%llu %llu %llu %llu %llu %llu %llu %llu %llu %016llx %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+                (unsigned long long)st.fifo_bytes_max, (unsigned long long)st.writer_stall_cycles,
+                (unsigned long long)st.outstanding_writes_max, (unsigned long long)st.write_latency_min,
+                (unsigned long long)st.write_latency_max, (unsigned long long)st.write_latency_sum,
+                (unsigned long long)st.writes_answered, (unsigned long long)st.writes_issued,
+                (unsigned long long)st.fifo_byte_cycles, (unsigned long long)hash_of(st.fifo_hist),
+                (unsigned long long)st.fifo_full_cycles, (unsigned long long)st.service_cycles,
+                (unsigned long long)ps.tlm_writes, (unsigned long long)ps.dmi_writes,
+                (unsigned long long)ps.bus_time.value(), (unsigned long long)p.bus().target_stats(0).wait.value(),
+                (unsigned long long)sc_core::sc_time_stamp().value(), (unsigned long long)ready_stalls,
+                (unsigned long long)(p.traffic() ? p.traffic()->stats().transactions : 0),
+                (unsigned long long)step_stalls);
     return 0;
 }
 
@@ -162,12 +224,16 @@ struct Out {
     unsigned long long pop = 0, feed = 0, coll = 0, written = 0, discarded = 0, full = 0, recs = 0,
                        pc_hash = 0, dump_hash = 0, dump_bytes = 0, bad = 0, ext_cycles = 0, skipped = 0,
                        drain_steps = 0;
+    unsigned long long fifo_max = 0, stall = 0, out_max = 0, lat_min = 0, lat_max = 0, lat_sum = 0, answered = 0,
+                       issued = 0, byte_cycles = 0, hist_hash = 0, fifo_full = 0, service = 0, tlm_writes = 0,
+                       dmi_writes = 0, bus_time = 0, bus_wait = 0, end = 0, ready_stalls = 0, bursts = 0,
+                       step_stalls = 0;
 };
 
-Out run_child(int which, bool rtl)
+Out run_child(int which, bool rtl, int mem = kFunctional)
 {
     char cmd[256];
-    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child %d %d", (int)getpid(), which, rtl ? 1 : 0);
+    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child %d %d %d", (int)getpid(), which, rtl ? 1 : 0, mem);
     FILE *f = popen(cmd, "r");
     assert_non_null(f);
     Out o;
@@ -175,8 +241,53 @@ Out run_child(int which, bool rtl)
                                  &o.feed, &o.coll, &o.written, &o.discarded, &o.full, &o.recs, &o.pc_hash,
                                  &o.dump_hash, &o.dump_bytes, &o.bad, &o.ext_cycles, &o.skipped, &o.drain_steps),
                      14);
+    assert_int_equal(std::fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llx %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+                                 &o.fifo_max, &o.stall, &o.out_max, &o.lat_min, &o.lat_max, &o.lat_sum, &o.answered,
+                                 &o.issued, &o.byte_cycles, &o.hist_hash, &o.fifo_full, &o.service, &o.tlm_writes,
+                                 &o.dmi_writes, &o.bus_time, &o.bus_wait, &o.end, &o.ready_stalls, &o.bursts,
+                                 &o.step_stalls),
+                     20);
     assert_int_equal(pclose(f), 0);
     return o;
+}
+
+// Sampler rtl against sampler model, both under the same memory: the same samples, records and
+// bytes (same_run()'s comparisons) and the same memory-timing statistics.
+void same_records(const Out &m, const Out &r)
+{
+    assert_int_equal(r.bad, 0);
+    assert_int_equal(r.pop, m.pop);
+    assert_int_equal(r.feed, m.feed);
+    assert_int_equal(r.coll, m.coll);
+    assert_int_equal(r.recs, m.recs);
+    assert_int_equal(r.pc_hash, m.pc_hash);
+    assert_int_equal(r.written, m.written);
+    assert_int_equal(r.discarded, m.discarded);
+    assert_int_equal(r.full, m.full);
+    assert_int_equal(r.dump_bytes, m.dump_bytes);
+    assert_int_equal(r.dump_hash, m.dump_hash);
+}
+
+void same_statistics(const Out &m, const Out &r)
+{
+    assert_int_equal(r.fifo_max, m.fifo_max);       // fifo_bytes_max
+    assert_int_equal(r.stall, m.stall);             // writer_stall_cycles
+    assert_int_equal(r.out_max, m.out_max);         // outstanding_writes_max
+    assert_int_equal(r.lat_min, m.lat_min);         // write_latency min / max / sum (mean)
+    assert_int_equal(r.lat_max, m.lat_max);
+    assert_int_equal(r.lat_sum, m.lat_sum);
+    assert_int_equal(r.answered, m.answered);
+    assert_int_equal(r.issued, m.issued);
+    assert_int_equal(r.byte_cycles, m.byte_cycles); // fifo_bytes_mean
+    assert_int_equal(r.hist_hash, m.hist_hash);     // the FIFO occupancy histogram
+    assert_int_equal(r.fifo_full, m.fifo_full);
+    assert_int_equal(r.service, m.service);
+    assert_int_equal(r.tlm_writes, m.tlm_writes);   // the same writes on the same paths ...
+    assert_int_equal(r.dmi_writes, m.dmi_writes);
+    assert_int_equal(r.bus_time, m.bus_time);       // ... charged the same time
+    assert_int_equal(r.bus_wait, m.bus_wait);       // the DRAM port queued as long
+    assert_int_equal(r.bursts, m.bursts);
+    assert_int_equal(r.end, m.end);                 // and the run ends at the same time
 }
 
 void same_run(int which)
@@ -245,6 +356,87 @@ void test_rtl_same_as_model_quiet_steps(void **state)
     same_run(3);
 }
 
+// Issue 12: under a slow memory the buffer writer stalls and the record FIFO fills; the RTL's
+// FIFO offers its bytes (drain_valid) but hands them over only with drain_ready, which the
+// platform drives from the model's writer (spu_drain_ready()) every cycle. Sampler rtl then
+// still gives sampler model's records and statistics, stall for stall; an RTL that drained
+// regardless would be caught (drain_not_ready, then level / owed mismatches and other bytes).
+void slow_run(int which, int mem)
+{
+    Out f = run_child(which, false), m = run_child(which, false, mem), r = run_child(which, true, mem);
+    std::printf("scenario %d, memory %d: collisions %llu (functional %llu), written %llu, fifo_bytes_max %llu (functional "
+                "%llu), writer_stall_cycles %llu, outstanding max %llu, write latency %llu/%.1f/%llu cycles, %llu TLM + "
+                "%llu DMI writes, %llu background bursts; RTL run: %llu quiet cycles in steps (%llu drain steps), "
+                "%llu cycles with drain_ready low (%llu in steps)\n",
+                which, mem, m.coll, f.coll, m.written, m.fifo_max, f.fifo_max, m.stall, m.out_max, m.lat_min,
+                m.answered ? (double)m.lat_sum / (double)m.answered : 0.0, m.lat_max, m.tlm_writes, m.dmi_writes,
+                m.bursts, r.skipped, r.drain_steps, r.ready_stalls, r.step_stalls);
+    // The memory slows the unit down: the writer stalls, and the FIFO holds more than with
+    // functional memory.
+    assert_int_equal(f.stall, 0);
+    assert_true(m.stall > 1000);
+    assert_true(m.fifo_max > f.fifo_max || m.fifo_max == 256);
+    assert_true(m.byte_cycles > f.byte_cycles);
+    assert_true(m.coll >= f.coll);
+    assert_true(m.answered > 90);
+    if (mem == kLtDefault) {
+        // DMI's write latency: memory 20 ns + bus 10 ns (more for the TLM writes before the
+        // grant, whose table walks read over the bus; PSB CSYNC settles some writes at once).
+        assert_true(m.lat_max >= 30 && m.lat_max < 1000 && m.dmi_writes > m.tlm_writes);
+        // Most cycles still quiet and taken in steps, stalls included.
+        assert_true(r.skipped > r.ext_cycles / 2);
+        assert_true(r.step_stalls > 100);
+    } else {
+        // 200 ns writes: 210 cycles through DMI or TLM (with the 10 ns bus), more when queued
+        // or translated by a walk.
+        assert_true(m.lat_max > 210 && m.lat_sum / m.answered > 150);
+    }
+    if (mem == kSlowDmiTraffic)
+        assert_true(m.bursts > 1000 && m.dmi_writes > m.tlm_writes);
+    if (mem == kSlowContended)
+        assert_true(m.tlm_writes > 100 && m.dmi_writes == 0 && m.out_max == 4 && m.bus_wait > 0);
+    assert_int_equal(m.bad, 0);
+    assert_int_equal(m.ext_cycles, 0);
+    // The RTL held its offer (drain_valid with drain_ready low) on exactly the cycles the
+    // model's writer stalled.
+    assert_int_equal(r.ready_stalls, r.stall);
+    same_records(m, r);
+    same_statistics(m, r);
+}
+
+// The example's scenario with the default memory (LT, DMI): most cycles remain quiet and are
+// taken in steps, including those where the writer stalls (the RTL is not clocked: with
+// drain_ready low its edges would change nothing).
+void test_rtl_same_as_model_lt_quiet_steps(void **state)
+{
+    (void)state;
+    slow_run(3, kLtDefault);
+}
+
+void test_rtl_same_as_model_slow_memory_quiet_steps(void **state)
+{
+    (void)state;
+    slow_run(3, kSlowDmiTraffic);
+}
+
+void test_rtl_same_as_model_slow_contended_4_lanes(void **state)
+{
+    (void)state;
+    slow_run(0, kSlowContended);
+}
+
+void test_rtl_same_as_model_slow_contended_every_op(void **state)
+{
+    (void)state;
+    slow_run(1, kSlowContended);
+}
+
+void test_rtl_same_as_model_slow_memory_trace_replay(void **state)
+{
+    (void)state;
+    slow_run(2, kSlowDmiTraffic);
+}
+
 // Configurations the RTL cannot represent are refused with the reason, before elaboration.
 void test_rtl_limits(void **state)
 {
@@ -261,20 +453,38 @@ void test_rtl_limits(void **state)
     c.fifo_bytes = 1024;
     c.drain_bytes_per_cycle = 33;
     assert_non_null(std::strstr(SpuRtl::why_not(c, 1).c_str(), "drain_bytes_per_cycle"));
+    // Memory timing: LT and functional run; AT is refused (its answers arrive between the RTL's
+    // delta cycles), by the platform before elaboration.
+    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Off).c_str(), "");
+    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Lt).c_str(), "");
+    assert_non_null(std::strstr(SpuRtl::why_not_timing(BufferTiming::At).c_str(), "timing must be lt or off"));
+    Scenario sc = scenario(0, true, kSlowContended);
+    sc.timing = "at";
+    try {
+        Platform p(sc);
+        fail_msg("sampler rtl with timing at was accepted");
+    } catch (const std::invalid_argument &e) {
+        assert_non_null(std::strstr(e.what(), "timing must be lt or off"));
+    }
 }
 
 } // namespace
 
 int sc_main(int argc, char **argv)
 {
-    if (argc == 4 && std::strcmp(argv[1], "--child") == 0)
-        return child(std::atoi(argv[2]), std::atoi(argv[3]) != 0);
+    if (argc == 5 && std::strcmp(argv[1], "--child") == 0)
+        return child(std::atoi(argv[2]), std::atoi(argv[3]) != 0, std::atoi(argv[4]));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rtl_limits),
         cmocka_unit_test(test_rtl_same_as_model_4_lanes),
         cmocka_unit_test(test_rtl_same_as_model_every_op),
         cmocka_unit_test(test_rtl_same_as_model_trace_replay),
         cmocka_unit_test(test_rtl_same_as_model_quiet_steps),
+        cmocka_unit_test(test_rtl_same_as_model_lt_quiet_steps),
+        cmocka_unit_test(test_rtl_same_as_model_slow_memory_quiet_steps),
+        cmocka_unit_test(test_rtl_same_as_model_slow_contended_4_lanes),
+        cmocka_unit_test(test_rtl_same_as_model_slow_contended_every_op),
+        cmocka_unit_test(test_rtl_same_as_model_slow_memory_trace_replay),
     };
     return cmocka_run_group_tests_name("platform_rtl", tests, NULL, NULL);
 }
