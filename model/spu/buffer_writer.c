@@ -6,7 +6,8 @@
  * RPSLVX (nothing written at or past the limit) and D17.7.4 RHXSYK, RHLXGD, RPGGHS (the
  * CONSTRAINED UNPREDICTABLE write pointer: ptr_policy). The writer's memory timing (write_bytes,
  * max_outstanding_writes, latency, ARMPROF_MEM_PENDING) is the model's; a failed write's
- * answer is turned into a management event by mgmt_event.c (§3.5.3, §3.5.4). */
+ * answer is turned into a management event by mgmt_event.c (§3.5.3, §3.5.4). A record written
+ * out asserts CTI input trigger 2 (§2.7, "Interaction with the Embedded Cross Trigger"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,16 @@ static void wrec_pop(spu_t *spu)
         spu->wr_iss--;
 }
 
+/* A record has been written out: every write holding its bytes was accepted and PMBPTR_EL1 has
+ * moved past it. §2.7: CTI input trigger 2 is asserted, once per record written (never for a
+ * filtered or discarded one), in the cycle of the last write's acceptance. */
+static inline void written_out(spu_t *spu)
+{
+    spu->st.records_written++;
+    if (spu->ops.cti_trigger)
+        spu->ops.cti_trigger(spu->ops.user, ARMPROF_CTI_SPE_SAMPLE);
+}
+
 /* Retire the placed records whose bytes are all below `bound` (accepted): written, unless an
  * ignored External abort already counted them discarded; PMBPTR_EL1 moves past each. */
 void spu_writer_retire_below(spu_t *spu, uint64_t bound)
@@ -77,11 +88,12 @@ void spu_writer_retire_below(spu_t *spu, uint64_t bound)
         spu_wrec *r = wrec_at(spu, 0);
         if (r->end > bound)
             break;
-        if (!r->aborted)
-            spu->st.records_written++;
+        bool written = !r->aborted;
         spu->regs[R_PMBPTR_EL1] = r->end;
         spu->unit_ptr = r->end;
         wrec_pop(spu);
+        if (written)
+            written_out(spu);
     }
 }
 
@@ -313,9 +325,9 @@ static void write_direct(spu_t *spu, const uint8_t *bytes, uint32_t len, uint64_
         spu_writer_run(spu, false);
         return;
     }
-    spu->st.records_written++;
     spu->regs[R_PMBPTR_EL1] = ptr + len;
     spu->unit_ptr = ptr + len;
+    written_out(spu);
     /* §3.5.2: not enough room left for a maximum-size record: buffer full. */
     if (lim - (ptr + len) < (1ull << spu->cfg.max_size))
         spu_mgmt_event(spu, MGMT_FULL, ARMPROF_EC_OTHER, PMBSR_BSC_FILLED, false, false, ptr + len);
