@@ -117,8 +117,14 @@ void spu_writer_failed(spu_t *spu, const spu_wr *e)
         spu_mgmt_event(spu, MGMT_FAULT, ec, res->fsc & 0x3f, partial, false, at);
         return;
     }
-    uint8_t ec = res->ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT : ARMPROF_EC_S1_ABORT;
-    uint8_t fsc = res->fsc ? res->fsc : (res->async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE);
+    /* Where the abort happened (armprof_mem_result.ec): on a stage 2 walk EC 0x25; on a GPT
+     * fetch EC 0x1E, the GPC fault class of PMBSR_EL1.EC (REGISTERS.md: 0b011110); on the write
+     * itself or a stage 1 walk (0 or 0x24) EC 0x24 (§3.5.4). MSS holds the FSC either way. */
+    uint8_t ec = res->ec == ARMPROF_EC_S2_ABORT ? ARMPROF_EC_S2_ABORT
+               : res->ec == ARMPROF_EC_GPC      ? ARMPROF_EC_GPC
+                                                : ARMPROF_EC_S1_ABORT;
+    uint8_t fsc = res->fsc ? (uint8_t)(res->fsc & 0x3f)
+                           : (res->async ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE);
     /* Asynchronous: DL = 1 and PMBPTR_EL1 is not the aborted address (armprof leaves it past
      * the record, where the writer had got to). Synchronous: PMBPTR_EL1 = the aborted
      * address, DL when that is not the first byte after the last complete record. */
