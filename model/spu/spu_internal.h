@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* spu_internal.h: the SPU's state, register field masks and the functions its files share. */
+/* spu_internal.h: the SPU's state, register field masks and the functions its files share (one
+ * block per file, see spu.c for which spec section each file implements); the small helpers on
+ * the per-operation and per-edge paths are static inline here so that they inline into the file
+ * that calls them (the record FIFO's push and drain, the writer's queues, the counter's common
+ * step, in-flight slots). */
 #ifndef ARMPROF_SPU_INTERNAL_H
 #define ARMPROF_SPU_INTERNAL_H
 
@@ -405,6 +409,7 @@ static inline uint32_t ring_size(const spu_t *spu) { return spu->ring_bytes; }
 /* Bytes of the FIFO ring in use (undrained bytes plus the drained part of the head record). */
 static inline uint32_t fifo_used(const spu_t *spu) { return spu->fifo_level + spu->head_drained; }
 
+/* A completed record enters the FIFO (inflight.c); false when it has no room for it. */
 static inline bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
 {
     if (spu->fifo_level + len > spu->cfg.fifo_bytes || spu->fifo_nrec == spu->fifo_nrec_cap)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* spu_regs.c: the SPE register access table: encodings, reset values, masks, access checks, hooks. */
+/* spu_regs.c: the SPE registers: seed 001 §4 "Detailed Programmers Model" (§4.1 index, §4.2
+ * resets, §4.3 descriptions), seed 002 PMBSR_EL1 with its access pseudocode, REGISTERS.md: the
+ * access table (encodings, reset values, masks, access checks: CheckStatisticalProfilingAccess,
+ * CheckProfilingBufferAccess, traps to EL2 / EL3, hooks) and the register access API
+ * (spu_reg_read / write / peek, FEAT_VHE redirection of PMSCR_EL1 to PMSCR_EL2). */
 #include <string.h>
 
 #include "common/log.h"
