@@ -263,6 +263,13 @@ typedef void (*armprof_serror_fn)(void *user);
 /* PMBLIMITR_EL1.PMFZ (FEAT_SPEv1p2): the SPU asks the PMU to freeze its counters because a
  * Profiling Buffer management event occurred. */
 typedef void (*armprof_pmu_freeze_fn)(void *user);
+/* Embedded Cross Trigger output: the unit asserts CTI input trigger `trigger` (one call, one
+ * assertion: a pulse; a CTI that wants a level holds it for as long as it likes). The SPU asserts
+ * trigger 2 (ARMPROF_CTI_SPE_SAMPLE, seed 001 §2.7) once for each sample record written out to
+ * the Profiling Buffer, in the cycle its last write is accepted (when PMBPTR_EL1 moves past it);
+ * never for a record removed by the filters or discarded (Discard mode, PMBSR_EL1.S == 1, the
+ * buffer disabled, a fault or an External abort on its writes). */
+typedef void (*armprof_cti_fn)(void *user, uint8_t trigger);
 
 typedef enum armprof_log_level {
     ARMPROF_LOG_ERROR = 0,
@@ -282,7 +289,13 @@ typedef struct armprof_host_ops {
     armprof_pmu_freeze_fn pmu_freeze;
     armprof_log_fn log;
     void *user;
+    armprof_cti_fn cti_trigger;  /* last, so that the members before it keep their offsets */
 } armprof_host_ops;
+
+/* CTI input triggers the units assert through armprof_host_ops.cti_trigger. */
+enum {
+    ARMPROF_CTI_SPE_SAMPLE = 2   /* seed 001 §2.7: a sample record has been written out */
+};
 
 /* PMU event numbers these units generate. SAMPLE_* from seed 001 §2.6; TRB_WRAP 0x400C and
  * TRB_TRIG 0x400E as in Linux perf's Arm common-event tables; PMU_SNAPSHOT 0x8127 from Arm ARM

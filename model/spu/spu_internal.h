@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* spu_internal.h: the SPU's state, register field masks and the functions its files share. */
+/* spu_internal.h: the SPU's state, register field masks and the functions its files share (one
+ * block per file, see spu.c for which spec section each file implements); the small helpers on
+ * the per-operation and per-edge paths are static inline here so that they inline into the file
+ * that calls them (the record FIFO's push and drain, the writer's queues, the counter's common
+ * step, in-flight slots). */
 #ifndef ARMPROF_SPU_INTERNAL_H
 #define ARMPROF_SPU_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "armprof/spu.h"
 #include "armprof/bits.h"
@@ -230,12 +235,230 @@ extern const size_t spu_regdefs_count;
 uint64_t spu_pmsidr_value(const spu_config *cfg);
 uint64_t spu_pmbidr_value(const spu_t *spu);
 
-/* spu.c */
+static inline uint64_t spu_reg(const spu_t *spu, int slot) { return spu->regs[slot]; }
+
+/* spu_config.c */
+uint64_t spu_cfg_hash(const spu_config *c);
+uint32_t spu_fifo_ring_bytes(const spu_config *c);
+uint32_t spu_wbuf_bytes(const spu_config *c);
+uint32_t spu_wtmp_bytes(const spu_config *c);
+
+/* enable.c */
 void spu_reevaluate(spu_t *spu);
-void spu_set_irq(spu_t *spu);
 /* ProfilingBufferOwner(): owning Security state and Exception level; false when reserved. */
 bool spu_buffer_owner(const spu_t *spu, armprof_security *ss, uint8_t *el);
+bool spu_eval_buffer_enabled(const spu_t *spu, armprof_regime *rg);
+bool spu_eval_profiling_enabled(const spu_t *spu);
 
-static inline uint64_t spu_reg(const spu_t *spu, int slot) { return spu->regs[slot]; }
+/* sample_counter.c */
+void spu_counter_on_enable(spu_t *spu);
+spu_op_result spu_retire_tick(spu_t *spu, const spu_op *op);
+spu_op_result spu_collide(spu_t *spu);
+
+/* filter.c */
+enum { OPTYPE_OTHER, OPTYPE_LOAD, OPTYPE_STORE, OPTYPE_BRANCH };
+bool spu_collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat, int optype);
+
+/* collection.c */
+void spu_sample_attrs_update(spu_t *spu);
+void spu_build_record(const spu_t *spu, const spu_op *op, spu_slot *s);
+spu_slot *spu_admit(spu_t *spu, const spu_op *op);
+
+/* inflight.c */
+void spu_accept_completed(spu_t *spu);
+void spu_recompute_next_complete(spu_t *spu);
+
+/* record_fifo.c */
+void spu_fifo_clear(spu_t *spu);
+void spu_level_run(spu_t *spu, uint64_t l0, uint64_t r, uint64_t q);
+
+/* buffer_writer.c */
+void spu_writer_run(spu_t *spu, bool tail_ok);
+void spu_writer_retire_below(spu_t *spu, uint64_t bound);
+/* The head record of the FIFO has fully drained: hand it to the buffer writer. */
+void spu_fifo_pop_write(spu_t *spu);
+
+/* mgmt_event.c */
+typedef enum { MGMT_FULL, MGMT_FAULT, MGMT_EXT_ABORT, MGMT_OTHER } mgmt_kind;
+void spu_set_irq(spu_t *spu);
+void spu_mgmt_event(spu_t *spu, mgmt_kind kind, uint8_t ec, uint8_t mss, bool dl, bool ea,
+                    uint64_t ptr);
+void spu_writer_failed(spu_t *spu, const spu_wr *e);
+
+/* spu_ext.c */
+void spu_ext_accept(spu_t *spu);
+
+/* ---- Small and hot: inline in every file that uses them ---- */
+
+/* PMU events (seed 001 §2.6). */
+static inline void emit(spu_t *spu, uint16_t ev, uint64_t n)
+{
+    if (spu->ops.event && n)
+        spu->ops.event(spu->ops.user, ev, n);
+}
+
+/* A record leaves with no write: counted by reason. */
+static inline void discard(spu_t *spu, spu_discard_reason why, uint64_t n)
+{
+    spu->st.discarded[why] += n;
+    spu->st.records_discarded += n;
+}
+
+/* In-flight slots (inflight.c). */
+static inline spu_slot *slot_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->slot_head + k;
+    if (i >= spu->cfg.max_inflight)
+        i -= spu->cfg.max_inflight;
+    return &spu->slots[i];
+}
+
+static inline uint8_t *slot_bytes(spu_t *spu, const spu_slot *s)
+{
+    return spu->slot_bytes + ((size_t)(s - spu->slots) << spu->slot_shift);
+}
+
+/* The record ends in a Timestamp packet: CollectTimeStamp() chose a counter at sampling and
+ * the timer is on (or the model is configured to keep the packet with the timer off). */
+static inline bool record_has_timestamp(const spu_t *spu, const spu_slot *s)
+{
+    return s->ts_kind && (spu->ctx.timer_enabled || spu->cfg.ts_when_timer_off);
+}
+
+/* The Timestamp packet's value (collection.c, CollectTimeStamp()). */
+static inline uint64_t timestamp_now(const spu_t *spu, uint8_t kind)
+{
+    uint64_t phys = spu->now / spu->cfg.cycles_per_tick;
+    if (kind == 2 || spu->ctx.cntvoff_zero)
+        return phys;
+    return phys - spu->ctx.cntvoff;
+}
+
+/* The counter step of most operations (sample_counter.c): COUNT != 0, no ECOUNT running and no
+ * sample pending, so the full step would only decrement COUNT. False (nothing changed) otherwise. */
+static inline bool counter_step_plain(spu_t *spu)
+{
+    uint64_t icr = spu->regs[R_PMSICR_EL1];
+    if (spu->sample_pending || !ap_field_get(PMSICR_COUNT, icr) ||
+        (spu->cfg.ernd && ap_field_get(PMSICR_ECOUNT, icr)))
+        return false;
+    spu->regs[R_PMSICR_EL1] = icr - 1; /* COUNT is bits [31:0] and not zero: no borrow */
+    return true;
+}
+
+/* The buffer writer's queues (buffer_writer.c). */
+static inline spu_wr *wq_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->wq_head + k;
+    if (i >= spu->cfg.max_outstanding_writes)
+        i -= spu->cfg.max_outstanding_writes;
+    return &spu->wq[i];
+}
+
+static inline spu_wrec *wrec_at(spu_t *spu, uint32_t k)
+{
+    uint32_t i = spu->wr_head + k;
+    if (i >= spu->wr_cap)
+        i -= spu->wr_cap;
+    return &spu->wr[i];
+}
+
+static inline bool writer_ready(const spu_t *spu) { return !spu->wblocked; }
+
+/* After any change of wq_n or deferred. */
+static inline void writer_blocked_update(spu_t *spu)
+{
+    spu->wblocked = spu->wq_n >= spu->cfg.max_outstanding_writes || spu->deferred;
+    spu->nodrain = spu->wblocked || spu->drain_stall;
+}
+
+static inline void wq_next_done(spu_t *spu)
+{
+    spu->next_done = spu->wq_n ? spu->wq[spu->wq_head].done_at : UINT64_MAX;
+}
+
+/* The record FIFO (record_fifo.c) and its level statistics. */
+static inline uint32_t hist_bin(const spu_t *spu, uint64_t level)
+{
+    uint64_t b = level >> spu->hist_shift;
+    return b < SPU_FIFO_HIST_BINS ? (uint32_t)b : SPU_FIFO_HIST_BINS - 1;
+}
+
+/* The FIFO level statistics count, for each cycle, the level after its edge. The level holds
+ * from lvl_t on: before it changes at `now` the cycles lvl_t .. now-1 are counted (a change
+ * within the edge of cycle now only decides the level from now on). Cycles with an empty FIFO
+ * are not counted here: bin 0 gets them in spu_get_stats() (the rest of spu_now()). */
+static inline void level_account(const spu_t *spu, spu_stats *st)
+{
+    uint64_t d = spu->now - spu->lvl_t;
+    st->fifo_byte_cycles += d * spu->fifo_level;
+    st->fifo_hist[hist_bin(spu, spu->fifo_level)] += d;
+}
+
+static inline void level_touch(spu_t *spu)
+{
+    if (spu->lvl_t != spu->now) {
+        if (spu->fifo_level)
+            level_account(spu, &spu->st);
+        spu->lvl_t = spu->now;
+    }
+}
+
+static inline uint32_t ring_size(const spu_t *spu) { return spu->ring_bytes; }
+
+/* Bytes of the FIFO ring in use (undrained bytes plus the drained part of the head record). */
+static inline uint32_t fifo_used(const spu_t *spu) { return spu->fifo_level + spu->head_drained; }
+
+/* A completed record enters the FIFO (inflight.c); false when it has no room for it. */
+static inline bool fifo_push(spu_t *spu, const uint8_t *b, uint32_t len)
+{
+    if (spu->fifo_level + len > spu->cfg.fifo_bytes || spu->fifo_nrec == spu->fifo_nrec_cap)
+        return false;
+    uint32_t rs = ring_size(spu);
+    uint32_t off = spu->fifo_head + fifo_used(spu);
+    if (off >= rs)
+        off -= rs;
+    if (len <= rs - off) {
+        memcpy(spu->fifo_data + off, b, len);
+    } else {
+        uint32_t first = rs - off;
+        memcpy(spu->fifo_data + off, b, first);
+        memcpy(spu->fifo_data, b + first, len - first);
+    }
+    uint32_t idx = spu->fifo_rhead + spu->fifo_nrec;
+    if (idx >= spu->fifo_nrec_cap)
+        idx -= spu->fifo_nrec_cap;
+    spu->fifo_recs[idx].off = off;
+    spu->fifo_recs[idx].len = (uint16_t)len;
+    spu->fifo_nrec++;
+    level_touch(spu);
+    spu->fifo_level += len;
+    if (spu->fifo_level > spu->st.fifo_bytes_max)
+        spu->st.fifo_bytes_max = spu->fifo_level;
+    return true;
+}
+
+/* Drain `bytes` (at most what the FIFO holds) and write every record that finishes. At an edge
+ * the drain's `ready` is the writer's at the start of the edge (a valid/ready handshake): the
+ * whole budget leaves even if the writer fills up on the way (`stop` false); PSB CSYNC stops
+ * when it is full. */
+static inline __attribute__((always_inline)) void fifo_drain_(spu_t *spu, uint64_t bytes, bool stop)
+{
+    level_touch(spu);
+    while (bytes && spu->fifo_nrec && (!stop || writer_ready(spu))) {
+        uint32_t left = spu->fifo_recs[spu->fifo_rhead].len - spu->head_drained;
+        uint32_t n = bytes < left ? (uint32_t)bytes : left;
+        spu->head_drained += n;
+        spu->fifo_level -= n;
+        spu->drained_total += n;
+        bytes -= n;
+        if (n == left)
+            spu_fifo_pop_write(spu);
+    }
+}
+
+static inline void fifo_drain_edge(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, false); }
+static inline void fifo_drain_csync(spu_t *spu, uint64_t bytes) { fifo_drain_(spu, bytes, true); }
+#define fifo_drain(spu, bytes, stop) ((stop) ? fifo_drain_csync(spu, bytes) : fifo_drain_edge(spu, bytes))
 
 #endif

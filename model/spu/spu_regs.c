@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* spu_regs.c: the SPE register access table: encodings, reset values, masks, access checks, hooks. */
+/* spu_regs.c: the SPE registers: seed 001 §4 "Detailed Programmers Model" (§4.1 index, §4.2
+ * resets, §4.3 descriptions), seed 002 PMBSR_EL1 with its access pseudocode, REGISTERS.md: the
+ * access table (encodings, reset values, masks, access checks: CheckStatisticalProfilingAccess,
+ * CheckProfilingBufferAccess, traps to EL2 / EL3, hooks) and the register access API
+ * (spu_reg_read / write / peek, FEAT_VHE redirection of PMSCR_EL1 to PMSCR_EL2). */
 #include <string.h>
 
 #include "common/log.h"
@@ -360,3 +364,68 @@ const ap_regdef spu_regdefs[] = {
       .res0 = AP_GENMASK(63, 12) | AP_GENMASK(7, 6), .check = check_pmbidr, .read = read_pmbidr },
 };
 const size_t spu_regdefs_count = sizeof(spu_regdefs) / sizeof(spu_regdefs[0]);
+
+/* =============================================================================================
+ * Register access
+ * ============================================================================================= */
+
+/* FEAT_VHE: at EL2 with HCR_EL2.E2H == 1, the PMSCR_EL1 encoding accesses PMSCR_EL2. */
+static uint32_t redirect(const spu_t *spu, uint32_t enc)
+{
+    if (enc == SPU_PMSCR_EL1 && spu->ctx.el == 2 && spu->ctx.hcr_e2h && spu->ctx.have_el2)
+        return SPU_PMSCR_EL2;
+    return enc;
+}
+
+armprof_err spu_reg_read(spu_t *spu, uint32_t enc, uint64_t *val)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_read(&spu->rf, redirect(spu, enc), val);
+}
+
+armprof_err spu_reg_write(spu_t *spu, uint32_t enc, uint64_t val)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_write(&spu->rf, redirect(spu, enc), val);
+}
+
+armprof_err spu_reg_peek(const spu_t *spu, uint32_t enc, uint64_t *val)
+{
+    if (!spu || !val)
+        return ARMPROF_ERR_INVAL;
+    const ap_regdef *r = ap_reg_find(&spu->rf, enc);
+    if (!r)
+        return ARMPROF_ERR_NOREG;
+    uint64_t v = spu->regs[r->slot];
+    *val = r->read ? r->read((void *)spu, r, v) : v;
+    return ARMPROF_OK;
+}
+
+size_t spu_reg_count(const spu_t *spu)
+{
+    (void)spu;
+    return spu_regdefs_count;
+}
+
+armprof_err spu_reg_info_at(const spu_t *spu, size_t i, spu_reg_info *info)
+{
+    if (!spu || !info || i >= spu_regdefs_count)
+        return ARMPROF_ERR_INVAL;
+    const ap_regdef *r = &spu_regdefs[i];
+    const ap_regdef *t = r;
+    if (r->flags & AP_REG_ALIAS)
+        for (size_t j = 0; j < spu_regdefs_count; j++)
+            if (spu_regdefs[j].slot == r->slot && !(spu_regdefs[j].flags & AP_REG_ALIAS))
+                t = &spu_regdefs[j];
+    info->name = r->name;
+    info->enc = r->enc;
+    info->reset = t->read ? t->read((void *)spu, t, t->reset) : t->reset;
+    info->res0 = ap_reg_res0(&spu->rf, t);
+    info->ro = t->ro;
+    info->read_only = (t->flags & AP_REG_RO) != 0;
+    info->alias = (r->flags & AP_REG_ALIAS) != 0;
+    info->unknown_at_reset = (t->flags & AP_REG_NORESET) != 0;
+    return ARMPROF_OK;
+}

@@ -38,6 +38,8 @@ typedef struct fx {
     int serrors, freezes, warnings;
     uint64_t events[4];          /* SAMPLE_POP, FEED, FILTRATE, COLLISION from the callback */
     armprof_regime last_regime;
+    uint64_t cti[8];             /* CTI input trigger assertions by trigger number (seed 001 §2.7) */
+    uint64_t cti_at;             /* spu_now() at the latest one */
 } fx;
 
 static inline armprof_mem_result fx_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
@@ -83,6 +85,14 @@ static inline void fx_event(void *user, uint16_t ev, uint64_t n)
         f->events[ev - ARMPROF_EV_SAMPLE_POP] += n;
 }
 
+static inline void fx_cti(void *user, uint8_t trigger)
+{
+    fx *f = user;
+    assert_true(trigger < 8);
+    f->cti[trigger]++;
+    f->cti_at = spu_now(f->spu);
+}
+
 static inline void fx_serror(void *user) { ((fx *)user)->serrors++; }
 static inline void fx_freeze(void *user) { ((fx *)user)->freezes++; }
 static inline void fx_log(void *user, armprof_log_level lvl, const char *msg)
@@ -99,7 +109,8 @@ static inline int fx_open(fx *f)
     if (f->cfg.max_size == 0)
         spu_config_default(&f->cfg);
     armprof_host_ops ops = { .mem_write = fx_write, .irq = fx_irq, .event = fx_event,
-                             .serror = fx_serror, .pmu_freeze = fx_freeze, .log = fx_log, .user = f };
+                             .serror = fx_serror, .pmu_freeze = fx_freeze, .log = fx_log, .user = f,
+                             .cti_trigger = fx_cti };
     if (spu_open(&f->cfg, &ops, &f->spu) != ARMPROF_OK)
         return -1;
     armprof_pe_ctx_default(&f->ctx);

@@ -272,6 +272,77 @@ static void test_external_aborts(void **state)
     }
 }
 
+/*
+ * A memory port that follows capi/armprof/armprof.h: armprof_mem_result.ec says where the
+ * failure happened. ARMPROF_MEM_EXT_ABORT with ec 0 or 0x24 (on the write or a stage 1 walk),
+ * 0x25 (stage 2 walk), 0x1E (GPT fetch); ARMPROF_MEM_FAULT with 0x24, 0x25, 0x1E. PMBSR_EL1
+ * (seed 002; EC 0b011110 GPC from REGISTERS.md): EC from the port (0 becomes 0x24), S = 1,
+ * EA for an abort (§3.5.4), MSS.FSC the port's FSC (for an abort without one: SEA / AEA on a
+ * write), DL and PMBPTR_EL1 as §3.5.3 / §3.5.4 say for synchronous (the failing address, DL
+ * when it is not the record's first byte) and asynchronous aborts (DL = 1; PMBPTR_EL1 past the
+ * record). The record is not written out: no CTI trigger (§2.7) for it.
+ */
+static void test_port_ec_values(void **state)
+{
+    (void)state;
+    const struct { armprof_mem_status st; uint8_t ec, want_ec; } kinds[] = {
+        { ARMPROF_MEM_EXT_ABORT, 0, ARMPROF_EC_S1_ABORT },
+        { ARMPROF_MEM_EXT_ABORT, ARMPROF_EC_S1_ABORT, ARMPROF_EC_S1_ABORT },
+        { ARMPROF_MEM_EXT_ABORT, ARMPROF_EC_S2_ABORT, ARMPROF_EC_S2_ABORT },
+        { ARMPROF_MEM_EXT_ABORT, ARMPROF_EC_GPC, ARMPROF_EC_GPC },
+        { ARMPROF_MEM_FAULT, ARMPROF_EC_S1_ABORT, ARMPROF_EC_S1_ABORT },
+        { ARMPROF_MEM_FAULT, ARMPROF_EC_S2_ABORT, ARMPROF_EC_S2_ABORT },
+        { ARMPROF_MEM_FAULT, ARMPROF_EC_GPC, ARMPROF_EC_GPC },
+    };
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        bool ea = kinds[i].st == ARMPROF_MEM_EXT_ABORT;
+        /* where: 0 the record's first byte, 1 mid-record, 2 asynchronous (aborts only) */
+        for (int where = 0; where < (ea ? 3 : 2); where++) {
+            for (int with_fsc = 0; with_fsc <= 1; with_fsc++) {
+                if (!ea && !with_fsc)
+                    continue; /* a fault always carries its FSC */
+                fx *f = fx_new_cfg(NULL);
+                fx_start(f, FX_MEM_BASE, 16384, 256, false, 0);
+                spu_op op = load_op();
+                fx_sample(f, &op); /* one record written first */
+                uint64_t p = fx_rd(f, SPU_PMBPTR_EL1);
+                uint64_t len = p - FX_MEM_BASE;
+                assert_int_equal(f->cti[2], 1);
+                uint64_t at = where == 1 ? p + 5 : p;
+                uint8_t fsc = !with_fsc ? 0
+                              : ea ? (kinds[i].ec == ARMPROF_EC_GPC ? ARMPROF_FSC_SEA_WALK
+                                      : kinds[i].ec == ARMPROF_EC_S2_ABORT ? ARMPROF_FSC_SEA_WALK | 2
+                                                                           : ARMPROF_FSC_SEA_WRITE)
+                              : (kinds[i].ec == ARMPROF_EC_GPC ? ARMPROF_FSC_GPF
+                                                                : ARMPROF_FSC_TRANSLATION | 3);
+                arm_fault(f, at, kinds[i].st, kinds[i].ec, fsc, where == 2);
+                fx_sample(f, &op);
+                uint64_t want = PMBSR_S | EC(kinds[i].want_ec);
+                if (ea)
+                    want |= PMBSR_EA;
+                if (where >= 1)
+                    want |= PMBSR_DL;
+                if (fsc)
+                    want |= fsc;
+                else
+                    want |= where == 2 ? ARMPROF_FSC_AEA_WRITE : ARMPROF_FSC_SEA_WRITE;
+                uint64_t sr = fx_rd(f, SPU_PMBSR_EL1);
+                if (sr != want)
+                    fail_msg("kind %zu where %d fsc %d: PMBSR_EL1 0x%llx, want 0x%llx", i, where,
+                             with_fsc, (unsigned long long)sr, (unsigned long long)want);
+                assert_int_equal(fx_rd(f, SPU_PMBPTR_EL1), where == 2 ? p + len : at);
+                assert_true(f->irq);
+                assert_int_equal(f->cti[2], 1);
+                spu_stats st;
+                spu_get_stats(f->spu, &st);
+                assert_int_equal(ea ? st.ext_abort_events : st.fault_events, 1);
+                assert_int_equal(st.records_written, 1);
+                fx_free(f);
+            }
+        }
+    }
+}
+
 /* §3.5.1: a fault outranks buffer full on the same record. */
 static void test_priority_fault_over_full(void **state)
 {
@@ -354,6 +425,95 @@ static void test_discard_mode_and_pmfz(void **state)
     fx_wr(g, SPU_PMBLIMITR_EL1, (FX_MEM_BASE + 4096) | (2u << 1) | 1);
     assert_int_equal(fx_rd(g, SPU_PMBLIMITR_EL1), (FX_MEM_BASE + 4096) | 1);
     assert_true(g->warnings > 0);
+    fx_free(g);
+}
+
+/* Retires `op` as the next sample point; returns spu_now() at that moment. */
+static uint64_t sample_stepwise(fx *f, const spu_op *op)
+{
+    uint64_t k = spu_ops_until_sample(f->spu);
+    assert_int_equal(spu_skip(f->spu, k), k);
+    uint64_t t0 = spu_now(f->spu);
+    assert_int_equal(spu_retire(f->spu, op), SPU_OP_SAMPLED);
+    return t0;
+}
+
+/*
+ * §2.7 "Interaction with the Embedded Cross Trigger": when a sample completes and is written out,
+ * CTI input trigger 2 is asserted. Once per record written, in the cycle of the write (sampled
+ * at t0 with total latency T, the record enters the FIFO at the edge of cycle t0 + T and its
+ * len bytes leave at 16 per edge: it is written at the edge of cycle t0 + T + ceil(len / 16)),
+ * no other trigger; none for a record removed by the filters, discarded while PMBSR_EL1.S is 1,
+ * lost to a fault on its write, or discarded in Discard mode (FEAT_SPEv1p2).
+ */
+static void test_cti_trigger_per_record_written(void **state)
+{
+    fx *f = *state;
+    fx_start(f, FX_MEM_BASE, 16384, 256, false, 0);
+    spu_op op = load_op();
+    const uint64_t T = op.total_lat;
+    for (uint64_t i = 1; i <= 3; i++) {
+        uint64_t ptr0 = fx_rd(f, SPU_PMBPTR_EL1);
+        uint64_t t0 = sample_stepwise(f, &op);
+        uint64_t guard = 0;
+        while (fx_rd(f, SPU_PMBPTR_EL1) == ptr0) {
+            assert_int_equal(f->cti[2], i - 1); /* not before the record is written */
+            spu_advance(f->spu, 1);
+            assert_true(++guard < 1000);
+        }
+        uint64_t len = fx_rd(f, SPU_PMBPTR_EL1) - ptr0;
+        assert_int_equal(f->cti[2], i);
+        assert_int_equal(f->cti_at, t0 + T + (len + 15) / 16);
+        assert_int_equal(spu_now(f->spu), f->cti_at + 1); /* it was the edge just run */
+        spu_advance(f->spu, 100);
+        assert_int_equal(f->cti[2], i); /* once */
+    }
+    spu_stats st;
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.records_written, 3);
+    for (int t = 0; t < 8; t++)
+        if (t != 2)
+            assert_int_equal(f->cti[t], 0);
+
+    /* Removed by the event filter (PMSFCR_EL1.FE, an event the operation lacks). */
+    fx_wr(f, SPU_PMSEVFR_EL1, 1u << 7);
+    fx_wr(f, SPU_PMSFCR_EL1, 1u << 0);
+    fx_sample(f, &op);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.filtered_out, 1);
+    assert_int_equal(f->cti[2], 3);
+    fx_wr(f, SPU_PMSFCR_EL1, 0);
+
+    /* Discarded while PMBSR_EL1.S is 1. */
+    sample_stepwise(f, &op);
+    fx_wr(f, SPU_PMBSR_EL1, PMBSR_S);
+    spu_advance(f->spu, T + 100);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.discarded[SPU_DISCARD_SERVICE], 1);
+    assert_int_equal(f->cti[2], 3);
+    fx_wr(f, SPU_PMBSR_EL1, 0);
+
+    /* Lost to a translation fault on its write. */
+    arm_fault(f, fx_rd(f, SPU_PMBPTR_EL1), ARMPROF_MEM_FAULT, ARMPROF_EC_S1_ABORT,
+              ARMPROF_FSC_TRANSLATION | 3, false);
+    fx_sample(f, &op);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.fault_events, 1);
+    assert_int_equal(f->cti[2], 3);
+    f->fault.armed = false;
+
+    /* Discard mode (FEAT_SPEv1p2): nothing written, no trigger. */
+    spu_config c;
+    spu_config_default(&c);
+    c.feat_spev1p2 = true;
+    fx *g = fx_new_cfg(&c);
+    fx_start(g, FX_MEM_BASE, 4096, 256, false, 0);
+    fx_wr(g, SPU_PMBLIMITR_EL1, (FX_MEM_BASE + 4096) | (2u << 1) | 1);
+    for (int i = 0; i < 5; i++)
+        fx_sample(g, &op);
+    spu_get_stats(g->spu, &st);
+    assert_int_equal(st.discarded[SPU_DISCARD_MODE], 5);
+    assert_int_equal(g->cti[2], 0);
     fx_free(g);
 }
 
@@ -647,10 +807,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_buffer_full, fx_setup, fx_teardown),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_external_aborts),
+        cmocka_unit_test(test_port_ec_values),
         cmocka_unit_test_setup_teardown(test_priority_fault_over_full, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_discard_while_service, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_disabled_with_buffered_records, fx_setup, fx_teardown),
         cmocka_unit_test(test_discard_mode_and_pmfz),
+        cmocka_unit_test_setup_teardown(test_cti_trigger_per_record_written, fx_setup, fx_teardown),
         cmocka_unit_test(test_write_pointer_rules),
         cmocka_unit_test(test_property_limit_and_accounting),
         cmocka_unit_test_setup_teardown(test_linux_driver_sequence, fx_setup, fx_teardown),

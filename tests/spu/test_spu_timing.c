@@ -223,6 +223,8 @@ typedef struct hand {
     bool fault_async;
     uint64_t irq_at;
     int irq_rises;
+    int cti_n;                     /* CTI input trigger 2 assertions (seed 001 §2.7) */
+    uint64_t cti_at[16];           /* spu_now() at each */
 } hand;
 
 static armprof_mem_result hand_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
@@ -260,6 +262,14 @@ static void hand_irq(void *user, bool level)
     }
 }
 
+static void hand_cti(void *user, uint8_t trigger)
+{
+    hand *h = user;
+    assert_int_equal(trigger, ARMPROF_CTI_SPE_SAMPLE);
+    assert_true(h->cti_n < 16);
+    h->cti_at[h->cti_n++] = spu_now(h->spu);
+}
+
 static hand *hand_open_at(uint32_t drain, uint32_t max_out, uint32_t lat, uint64_t buf, uint64_t start)
 {
     hand *h = calloc(1, sizeof(*h));
@@ -269,7 +279,7 @@ static hand *hand_open_at(uint32_t drain, uint32_t max_out, uint32_t lat, uint64
     spu_config_default(&c);
     c.drain_bytes_per_cycle = drain;
     c.max_outstanding_writes = max_out;
-    armprof_host_ops ops = { .mem_write = hand_write, .irq = hand_irq, .user = h };
+    armprof_host_ops ops = { .mem_write = hand_write, .irq = hand_irq, .user = h, .cti_trigger = hand_cti };
     assert_int_equal(spu_open(&c, &ops, &h->spu), ARMPROF_OK);
     armprof_pe_ctx ctx;
     armprof_pe_ctx_default(&ctx);
@@ -291,7 +301,7 @@ static hand *hand_open_ea(uint32_t drain, uint32_t max_out, uint32_t lat, uint64
     c.drain_bytes_per_cycle = drain;
     c.max_outstanding_writes = max_out;
     c.ea = ea;
-    armprof_host_ops ops = { .mem_write = hand_write, .irq = hand_irq, .user = h };
+    armprof_host_ops ops = { .mem_write = hand_write, .irq = hand_irq, .user = h, .cti_trigger = hand_cti };
     assert_int_equal(spu_open(&c, &ops, &h->spu), ARMPROF_OK);
     armprof_pe_ctx ctx;
     armprof_pe_ctx_default(&ctx);
@@ -396,6 +406,7 @@ static void test_one_record_exact_cycles(void **state)
                 assert_false(spu_drain_ready(h->spu));
                 assert_int_equal(peek(h->spu, SPU_PMBPTR_EL1), TM_BASE + 4096 - 64);
                 assert_int_equal(h->irq_rises, 0);
+                assert_int_equal(h->cti_n, 0); /* §2.7: not before the write is accepted */
                 if (cyc)
                     spu_cycle(h->spu, NULL, 0, NULL);
                 else
@@ -406,6 +417,9 @@ static void test_one_record_exact_cycles(void **state)
             assert_int_equal(peek(h->spu, SPU_PMBPTR_EL1), TM_BASE + 4096 - 64 + len);
             assert_int_equal(h->irq_rises, 1);
             assert_int_equal(h->irq_at, L ? c + k + L : c + k);
+            /* §2.7: CTI input trigger 2 once, in the cycle the record's write is accepted. */
+            assert_int_equal(h->cti_n, 1);
+            assert_int_equal(h->cti_at[0], L ? c + k + L : c + k);
             uint64_t sr = peek(h->spu, SPU_PMBSR_EL1);
             assert_int_equal((sr >> 17) & 1, 1);     /* S */
             assert_int_equal(sr & 0x3f, 1);          /* BSC: buffer filled */
@@ -518,6 +532,7 @@ static void test_fault_with_next_in_flight(void **state)
             assert_int_equal(st.records_discarded, 3);
             assert_int_equal(st.fault_events, 1);
             assert_int_equal(h->n, 2); /* C was never written */
+            assert_int_equal(h->cti_n, 0); /* §2.7: no record written out */
         } else {
             /* B faults after A was accepted: PMBPTR_EL1 = B's address + 8, DL = 1; C discarded. */
             assert_int_equal((sr2 >> 17) & 1, 1);
@@ -526,6 +541,9 @@ static void test_fault_with_next_in_flight(void **state)
             assert_int_equal(st.records_written, 1);
             assert_int_equal(st.discarded[SPU_DISCARD_FAULT], 1);
             assert_int_equal(st.discarded[SPU_DISCARD_SERVICE], 1);
+            /* §2.7: A alone was written out, when its answer was accepted. */
+            assert_int_equal(h->cti_n, 1);
+            assert_int_equal(h->cti_at[0], a_issue + 30);
         }
         hand_close(h);
     }
@@ -569,6 +587,7 @@ static void test_ext_abort_with_next_in_flight(void **state)
             assert_int_equal(st.ext_abort_events, 1);
             assert_int_equal(st.records_written, 0);
             assert_int_equal(h->n, 2);
+            assert_int_equal(h->cti_n, 0); /* §2.7: nothing written out */
         } else {
             assert_int_equal(sr, 0);
             assert_int_equal(st.discarded[SPU_DISCARD_EXT_ABORT], 1);
@@ -576,6 +595,10 @@ static void test_ext_abort_with_next_in_flight(void **state)
             assert_int_equal(h->n, 3);
             assert_int_equal(peek(h->spu, SPU_PMBPTR_EL1), TM_BASE + h->len[0] + h->len[1] + h->len[2]);
             assert_int_equal(st.serrors, v == 2 ? 1 : 0);
+            /* §2.7: B and C written out (each when its write was accepted), not A. */
+            assert_int_equal(h->cti_n, 2);
+            assert_int_equal(h->cti_at[0], h->issue_at[1] + 30);
+            assert_int_equal(h->cti_at[1], h->issue_at[2] + 30);
         }
         hand_close(h);
     }
