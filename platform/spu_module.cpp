@@ -18,6 +18,7 @@ SpuModule::SpuModule(sc_module_name name, const spu_config &cfg, sc_time period)
     ops.event = &PmuOutputs::cb_event<SpuModule>;
     ops.pmu_freeze = &PmuOutputs::cb_freeze<SpuModule>;
     ops.log = &report::model_log<SpuModule, report::kSpu>;
+    ops.cti_trigger = &SpuModule::cb_cti;
     ops.user = this;
     armprof_err e = spu_open(&cfg, &ops, &spu_);
     if (e != ARMPROF_OK) {
@@ -56,6 +57,18 @@ armprof_err SpuModule::set_pe_context(const armprof_pe_ctx &ctx)
 void SpuModule::psb_csync()
 {
     settle([this] { spu_psb_csync(spu_); }, [this] { return spu_writes_outstanding(spu_) != 0; });
+}
+
+// The model may run ahead of SystemC (temporal decoupling): the event is notified for the unit's
+// time of the write, or now when SystemC is already there.
+void SpuModule::cb_cti(void *user, uint8_t trigger)
+{
+    auto *m = static_cast<SpuModule *>(user);
+    if (trigger != ARMPROF_CTI_SPE_SAMPLE)
+        return;
+    m->cti_count_++;
+    sc_time t = m->model_time(), now = sc_time_stamp();
+    m->cti_sample.notify(t > now ? t - now : SC_ZERO_TIME);
 }
 
 void SpuModule::on_irq_edge()

@@ -38,6 +38,11 @@ public:
     // regs (System registers by encoding * 8), irq (PMBIRQ), period(), advance_to(t),
     // model_time(), irq_level(), irq_changed(), flush_irq(), reschedule(): UnitClock.
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_pmbptr; // PMBPTR_EL1 (waves)
+    // CTI input trigger 2 (seed 001 §2.7, armprof_host_ops.cti_trigger): notified at the unit's
+    // time of each record written out to the Profiling Buffer. Notifications close together merge
+    // as SystemC events do; cti_triggers() counts every assertion.
+    sc_core::sc_event cti_sample;
+    uint64_t cti_triggers() const { return cti_count_; }
 
     SpuModule(sc_core::sc_module_name name, const spu_config &cfg,
               sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS));
@@ -65,9 +70,11 @@ private:
 
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
+    static void cb_cti(void *user, uint8_t trigger);
     void update_ptr_signal();
 
     spu_t *spu_ = nullptr;
+    uint64_t cti_count_ = 0;
 };
 
 } // namespace armprof

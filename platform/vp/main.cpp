@@ -165,6 +165,7 @@ cJSON *spu_json(Platform &p, unsigned i)
     num("records_written", (double)st.records_written);
     num("bytes_written", (double)st.bytes_written);
     num("records_discarded", (double)st.records_discarded);
+    num("cti_triggers", (double)p.spu(i).cti_triggers());
     cJSON *disc = cJSON_AddObjectToObject(o, "discarded");
     for (int r = 0; r < SPU_DISCARD__COUNT; r++)
         cJSON_AddNumberToObject(disc, spu_discard_reason_name((spu_discard_reason)r), (double)st.discarded[r]);

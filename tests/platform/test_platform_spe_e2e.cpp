@@ -53,6 +53,8 @@ void test_dumps_are_the_written_records(void **)
         }
         assert_int_equal(r, SPE_DEC_EOF);
         assert_int_equal(n, st.records_written);
+        // CTI input trigger 2 (seed 001 §2.7): asserted once for each record written out.
+        assert_int_equal(plat->spu(p).cti_triggers(), st.records_written);
     }
 }
 
