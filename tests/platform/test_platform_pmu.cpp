@@ -2,7 +2,6 @@
 // test_platform_pmu.cpp: the PMU wrapper: a PMU snapshot requested through the register socket (PMSSCR_EL1.SS, PMEVCNTSVR<n>_EL1 = the counters at capture), counts arriving through the units' event sink.
 #include <cstring>
 
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "pmu_module.h"
 
@@ -12,6 +11,8 @@ extern "C" {
 #include <stddef.h>
 #include <cmocka.h> // last: its fail() macro would clash with the C++ library
 }
+
+#include "reg_cpu.h"
 
 using namespace armprof;
 using sc_core::sc_time;
@@ -23,26 +24,7 @@ constexpr uint64_t PMCR_E = 1ull << 0, PMCR_LC = 1ull << 6, PMCR_LP = 1ull << 7;
 constexpr uint64_t PMSSCR_SS = 1ull << 0;
 constexpr uint64_t PMECR_SSE_ALLOWED = 3ull << 3; // SSE 0b11: Capture events allowed
 
-struct Cpu : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Cpu> regs;
-    explicit Cpu(sc_core::sc_module_name n) : sc_module(n), regs("regs") {}
-    uint64_t access(uint32_t enc, uint64_t v, bool write)
-    {
-        tlm::tlm_generic_payload gp;
-        sc_time d = sc_core::SC_ZERO_TIME;
-        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        gp.set_address((uint64_t)enc * 8);
-        gp.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-        gp.set_data_length(8);
-        gp.set_streaming_width(8);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        regs->b_transport(gp, d);
-        assert_int_equal(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
-        return v;
-    }
-    uint64_t rd(uint32_t enc) { return access(enc, 0, false); }
-    void wr(uint32_t enc, uint64_t v) { access(enc, v, true); }
-};
+using Cpu = armprof_test::RegCpu;
 
 PmuModule *g_pmu;
 Cpu *cpu;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_platform_pmu_overflow.cpp: the PMU wrapper wakes itself when a counter of cycles overflows (pmu_cycles_to_overflow), so PMUIRQ rises at the overflow's SystemC time with nobody advancing the PMU.
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "pmu_module.h"
 
@@ -11,6 +10,8 @@ extern "C" {
 #include <cmocka.h> // last: its fail() macro would clash with the C++ library
 }
 
+#include "reg_cpu.h"
+
 using namespace armprof;
 using sc_core::sc_time;
 using sc_core::SC_NS;
@@ -20,26 +21,7 @@ namespace {
 constexpr uint64_t PMCR_E = 1ull << 0;
 constexpr uint64_t CNT_C = 1ull << PMU_CYCLE_COUNTER_ID;
 
-struct Cpu : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Cpu> regs;
-    explicit Cpu(sc_core::sc_module_name n) : sc_module(n), regs("regs") {}
-    uint64_t access(uint32_t enc, uint64_t v, bool write)
-    {
-        tlm::tlm_generic_payload gp;
-        sc_time d = sc_core::SC_ZERO_TIME;
-        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        gp.set_address((uint64_t)enc * 8);
-        gp.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-        gp.set_data_length(8);
-        gp.set_streaming_width(8);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        regs->b_transport(gp, d);
-        assert_int_equal(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
-        return v;
-    }
-    uint64_t rd(uint32_t enc) { return access(enc, 0, false); }
-    void wr(uint32_t enc, uint64_t v) { access(enc, v, true); }
-};
+using Cpu = armprof_test::RegCpu;
 
 // Records when PMUIRQ rises.
 struct Monitor : sc_core::sc_module {

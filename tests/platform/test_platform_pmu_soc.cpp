@@ -2,7 +2,6 @@
 // test_platform_pmu_soc.cpp: the PMU of each PE inside the platform: SAMPLE_POP/FEED/FILTRATE/COLLISION and TRB_WRAP counted by the PMU equal the units' own counts; PMU snapshots through the register socket, during and after the run; PMUIRQ on its PPI.
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "soc.h"
 
@@ -12,6 +11,8 @@ extern "C" {
 #include <stddef.h>
 #include <cmocka.h> // last: its fail() macro would clash with the C++ library
 }
+
+#include "reg_cpu.h"
 
 using namespace armprof;
 using sc_core::sc_time;
@@ -23,28 +24,7 @@ constexpr uint64_t PMSSCR_SS = 1ull << 0;
 constexpr uint64_t PMECR_SSE_ALLOWED = 3ull << 3; // PMECR_EL1.SSE 0b11: Capture events allowed
 
 // A CPU that reaches the PMU of PE 0 only through its register socket (offset = encoding * 8).
-struct Cpu : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Cpu> regs;
-    bool bad = false;
-    explicit Cpu(sc_core::sc_module_name n) : sc_module(n), regs("regs") {}
-    uint64_t access(uint32_t enc, uint64_t v, bool write)
-    {
-        tlm::tlm_generic_payload gp;
-        sc_time d = sc_core::SC_ZERO_TIME;
-        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        gp.set_address((uint64_t)enc * 8);
-        gp.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-        gp.set_data_length(8);
-        gp.set_streaming_width(8);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        regs->b_transport(gp, d);
-        if (gp.get_response_status() != tlm::TLM_OK_RESPONSE)
-            bad = true;
-        return v;
-    }
-    uint64_t rd(uint32_t enc) { return access(enc, 0, false); }
-    void wr(uint32_t enc, uint64_t v) { access(enc, v, true); }
-};
+using Cpu = armprof_test::RegCpu;
 
 Platform *plat;
 Cpu *cpu;
@@ -143,7 +123,7 @@ int sc_main(int, char **)
     sc.timing = "off"; // functional memory: the sample and wrap counts above assume no write stalls
     Platform p(sc);
     plat = &p;
-    cpu = new Cpu("cpu");
+    cpu = new Cpu("cpu", false); // refusals counted in cpu->bad, checked at the end
     cpu->regs.bind(p.pmu(0).regs);
     p.run();
     const struct CMUnitTest tests[] = {
