@@ -30,6 +30,16 @@ void Pe::sync_irq()
     spu_.flush_irq();
 }
 
+// SystemC time to t ticks when it is behind (the quantum keeper's local time is then zero).
+void Pe::sync_to(uint64_t t)
+{
+    uint64_t now = sc_time_stamp().value();
+    if (t > now) {
+        qk_.set(sc_time::from_value(t - now));
+        qk_.sync();
+    }
+}
+
 // The PMU counts the PE's cycles: bring it to the SPU's cycle count, then drive PMUIRQ.
 void Pe::sync_pmu()
 {
@@ -120,8 +130,16 @@ void Pe::run()
     spu_t *spu = spu_.unit();
     uint64_t last_progress = 0;
     bool at_lockstep = false, lead_unset = false;
+    // A quantum of at most one clock period with LT memory timing: no temporal decoupling of
+    // the unit's TLM writes either. Their edges (the events of spu_cycles_to_next_event()) are
+    // made with SystemC at the edge's time, as the RTL-clocked PE makes them (rtl/pe_rtl.cpp),
+    // so they reach the bus in the same order relative to other initiators (background
+    // traffic): the bus books transfers in the order they are made.
+    const bool write_sync = spu_.timing() == BufferTiming::Lt && cfg_.quantum <= spu_.period();
     while (done_ < cfg_.ops) {
         if (handler_due()) {
+            if (write_sync)
+                sync_to(model_ticks() - period_ticks_); // where the RTL-clocked PE's handler runs
             service_irq();
             sync_irq();
             continue;
@@ -170,7 +188,15 @@ void Pe::run()
         }
         uint64_t cycles = rate == 1 ? step : (done_ + step) / rate - done_ / rate;
         if (cycles) {
-            spu_advance(spu, cycles);
+            if (write_sync) {
+                if (cycles > 1)
+                    spu_advance(spu, cycles - 1);
+                if (spu_cycles_to_next_event(spu) == 1)
+                    sync_to(model_ticks()); // the edge that may write, at its time
+                spu_advance(spu, 1);
+            } else {
+                spu_advance(spu, cycles);
+            }
             if (pmu_)
                 sync_pmu();
         }

@@ -72,14 +72,23 @@ void Pe::run_rtl()
     agent_.stop();
     if (spu_.irq_changed())
         spu_.flush_irq();
-    // As the transaction-level SPU finishes by itself what is in flight after the session
-    // (its records are discarded: the buffer is disabled), clock the RTL until both are idle.
+    // The transaction-level PE finishes at the unit's time of the session's end (Pe::run(): its
+    // last sync); so does this one, as the platform's run loop ends the background traffic
+    // when it sees the PEs done (a later finish would let the traffic book more bursts).
+    const uint64_t t_stop = model_ticks();
+    // As the transaction-level SPU finishes by itself, through its wake process
+    // (UnitClock::reschedule()), what is in flight after the session (its records are
+    // discarded: the buffer is disabled), the answers to its outstanding writes and any edge
+    // still due, clock the RTL until the unit has no event left.
     for (unsigned i = 0; i < 0x10000; i++) {
         spu_stats st;
         spu_get_stats(spu, &st);
-        if (!st.inflight_now && !st.fifo_bytes_now)
+        if (!st.inflight_now && !st.fifo_bytes_now && !spu_writes_outstanding(spu) &&
+            spu_cycles_to_next_event(spu) == UINT64_MAX)
             break;
         rtl.cycle(0, draw);
+        if (!finished_ && sc_time_stamp().value() >= t_stop)
+            finish();
     }
     if (spu_.irq_changed())
         spu_.flush_irq();
@@ -109,7 +118,12 @@ void Pe::run_rtl()
     }
     if (pmu_)
         sync_pmu();
-    finish();
+    if (!finished_) {
+        const uint64_t now = sc_time_stamp().value();
+        if (t_stop > now)
+            wait(sc_time::from_value(t_stop - now));
+        finish();
+    }
 }
 
 } // namespace armprof

@@ -307,6 +307,21 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         if (!spu_.dmi_view(ptr, &dmi) || dmi <= room)
             return 0;
     }
+    if (outstanding && !level) {
+        // An answer in the step can make the writer issue the partial block it held back
+        // (spu_writer_run()): through DMI that write does not depend on when it is made, but a
+        // TLM write would reach the bus before SystemC is at its cycle, out of order with the
+        // other initiators' transfers (background traffic). Without DMI the step ends before
+        // the first answer's edge, which is then clocked at its time.
+        uint64_t ptr = 0;
+        size_t dmi = 0;
+        spu_reg_peek(u, SPU_PMBPTR_EL1, &ptr);
+        if (!spu_.dmi_view(ptr, &dmi) || dmi <= (2ull << c.max_size)) {
+            const uint64_t e = spu_cycles_to_next_event(u);
+            if (e != UINT64_MAX)
+                k = std::min<uint64_t>(k, e - 1);
+        }
+    }
     if (!k)
         return 0;
     // A management event can only begin in the step with bytes to write or writes to answer.
