@@ -135,7 +135,7 @@ void Pe::run()
     // made with SystemC at the edge's time, as the RTL-clocked PE makes them (rtl/pe_rtl.cpp),
     // so they reach the bus in the same order relative to other initiators (background
     // traffic): the bus books transfers in the order they are made.
-    const bool write_sync = spu_.timing() == BufferTiming::Lt && cfg_.quantum <= spu_.period();
+    const bool write_sync = spu_.timing() != BufferTiming::Off && cfg_.quantum <= spu_.period();
     while (done_ < cfg_.ops) {
         if (handler_due()) {
             if (write_sync)
@@ -205,8 +205,12 @@ void Pe::run()
         // The quantum keeper's local time is the unit's lead over SystemC, and it needs a sync
         // when the unit reaches the next sync point (need_sync(): now + local >= next). Set only
         // when it is used (here, or after the loop) rather than on every step: the same waits.
+        // (In lockstep, a step within the cycle, whose unit time is SystemC's, does not wait a
+        // delta cycle: the cycle's steps and its edge are made in one evaluation, and an AT
+        // answer arriving at that time in a later delta cycle takes effect after the edge,
+        // however many samples the cycle has; the RTL-clocked PE does the same.)
         uint64_t t = model_ticks();
-        if (at_lockstep || t >= qk_.next_sync_ticks()) {
+        if ((at_lockstep && t > sc_time_stamp().value()) || t >= qk_.next_sync_ticks()) {
             qk_.set(sc_time::from_value(t - sc_time_stamp().value()));
             qk_.sync();
             lead_unset = false;

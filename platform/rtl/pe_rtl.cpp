@@ -26,6 +26,17 @@ void Pe::run_rtl()
 {
     SpuRtl &rtl = *cfg_.rtl;
     spu_t *spu = spu_.unit();
+    // A driver call: with AT memory timing its PSB CSYNC waits for the outstanding writes'
+    // answers (BufferPort::settle()), and the unit's own clock takes the cycles until they
+    // arrive, as with the transaction-level PE; the RTL is told.
+    const auto with_settle = [&rtl, spu](const std::function<void()> &call) {
+        spu_stats a, b;
+        spu_get_stats(spu, &a);
+        const uint64_t t0 = spu_now(spu);
+        call();
+        spu_get_stats(spu, &b);
+        rtl.unclocked(spu_now(spu) - t0, b.writer_stall_cycles - a.writer_stall_cycles);
+    };
     rtl.start();
     if (!begin_session())
         return;
@@ -38,7 +49,7 @@ void Pe::run_rtl()
     };
     while (done_ < cfg_.ops) {
         if (handler_due()) {
-            service_irq();
+            with_settle([this] { service_irq(); });
             if (spu_.irq_changed())
                 spu_.flush_irq();
             continue;
@@ -69,7 +80,7 @@ void Pe::run_rtl()
             spu_.flush_irq();
         progress_tick(last_progress);
     }
-    agent_.stop();
+    with_settle([this] { agent_.stop(); });
     if (spu_.irq_changed())
         spu_.flush_irq();
     // The transaction-level PE finishes at the unit's time of the session's end (Pe::run(): its

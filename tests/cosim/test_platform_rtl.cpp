@@ -46,6 +46,12 @@ enum Memory {
     // order relative to the traffic's bursts, which the bus books in the order they are made
     // (docs/integration.md: at the default quantum the two orders differ).
     kSlowContendedTraffic = 4,
+    // kSlowContended with `timing: at`: the unit's writes go through the base protocol's four
+    // phases (AtBridge before the SMMU), answered from SystemC at BEGIN_RESP; the default
+    // quantum (both PEs give up temporal decoupling while AT writes are pending).
+    kSlowAt = 5,
+    // kSlowAt with kSlowContendedTraffic's background traffic and quantum of one clock period.
+    kSlowAtTraffic = 6,
 };
 
 // Small scenarios that exercise the counter (RND, every-operation sampling with
@@ -102,7 +108,7 @@ Scenario scenario(int which, bool rtl, int mem = kFunctional)
     }
     // Issue 12: the buffer writer's writes take the memory system's time and the record FIFO
     // drains only as they are accepted (the RTL's drain_ready = spu_drain_ready()).
-    sc.timing = "lt";
+    sc.timing = mem == kSlowAt || mem == kSlowAtTraffic ? "at" : "lt";
     if (mem == kLtDefault)
         return sc;
     sc.mem_write_latency_ns = 200;
@@ -118,9 +124,9 @@ Scenario scenario(int which, bool rtl, int mem = kFunctional)
         sc.max_outstanding_writes = 4;
         sc.bus_bytes_per_ns = 0.5;
     }
-    if (mem == kSlowContendedTraffic || mem == -kSlowContendedTraffic)
+    if (mem == kSlowContendedTraffic || mem == -kSlowContendedTraffic || mem == kSlowAtTraffic)
         sc.quantum_ns = sc.clock_ns;
-    if (mem == kSlowContendedTraffic) {
+    if (mem == kSlowContendedTraffic || mem == kSlowAtTraffic) {
         sc.traffic.share = 0.3;
         sc.traffic.burst_bytes = 64;
         sc.traffic.seed = 7;
@@ -407,8 +413,10 @@ void slow_run(int which, int mem)
     }
     if (mem == kSlowDmiTraffic)
         assert_true(m.bursts > 1000 && m.dmi_writes > m.tlm_writes);
-    if (mem == kSlowContended || mem == kSlowContendedTraffic)
+    if (mem == kSlowContended || mem == kSlowContendedTraffic || mem == kSlowAt || mem == kSlowAtTraffic)
         assert_true(m.tlm_writes > 100 && m.dmi_writes == 0 && m.out_max == 4 && m.bus_wait > 0);
+    if (mem == kSlowAtTraffic)
+        assert_true(m.bursts > 50);
     if (mem == kSlowContendedTraffic) {
         // The bursts contend with the unit's writes at the port: against the same run without
         // traffic the port queues longer and the unit's writes take longer on average.
@@ -484,6 +492,40 @@ void test_rtl_same_as_model_contended_traffic_every_op(void **state)
     slow_run(1, kSlowContendedTraffic);
 }
 
+// `timing: at`: the RTL-clocked PE runs every cycle at its time while AT writes are pending,
+// holds the answers that arrive during its edge's delta cycles until the model's edge is made
+// (as the transaction-level PE's lockstep takes them), and counts the cycles the unit's own
+// clock takes while the driver's PSB CSYNC waits for answers (SpuRtl::unclocked()).
+void test_rtl_same_as_model_at_quiet_steps(void **state)
+{
+    (void)state;
+    slow_run(3, kSlowAt);
+}
+
+void test_rtl_same_as_model_at_4_lanes(void **state)
+{
+    (void)state;
+    slow_run(0, kSlowAt);
+}
+
+void test_rtl_same_as_model_at_every_op(void **state)
+{
+    (void)state;
+    slow_run(1, kSlowAt);
+}
+
+void test_rtl_same_as_model_at_traffic_quiet_steps(void **state)
+{
+    (void)state;
+    slow_run(3, kSlowAtTraffic);
+}
+
+void test_rtl_same_as_model_at_traffic_4_lanes(void **state)
+{
+    (void)state;
+    slow_run(0, kSlowAtTraffic);
+}
+
 // Configurations the RTL cannot represent are refused with the reason, before elaboration.
 void test_rtl_limits(void **state)
 {
@@ -500,19 +542,10 @@ void test_rtl_limits(void **state)
     c.fifo_bytes = 1024;
     c.drain_bytes_per_cycle = 33;
     assert_non_null(std::strstr(SpuRtl::why_not(c, 1).c_str(), "drain_bytes_per_cycle"));
-    // Memory timing: LT and functional run; AT is refused (its answers arrive between the RTL's
-    // delta cycles), by the platform before elaboration.
+    // Memory timing: every mode runs with the RTL (AT: the slow_run() tests below).
     assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Off).c_str(), "");
     assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Lt).c_str(), "");
-    assert_non_null(std::strstr(SpuRtl::why_not_timing(BufferTiming::At).c_str(), "timing must be lt or off"));
-    Scenario sc = scenario(0, true, kSlowContended);
-    sc.timing = "at";
-    try {
-        Platform p(sc);
-        fail_msg("sampler rtl with timing at was accepted");
-    } catch (const std::invalid_argument &e) {
-        assert_non_null(std::strstr(e.what(), "timing must be lt or off"));
-    }
+    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::At).c_str(), "");
 }
 
 } // namespace
@@ -535,6 +568,11 @@ int sc_main(int argc, char **argv)
         cmocka_unit_test(test_rtl_same_as_model_contended_traffic_quiet_steps),
         cmocka_unit_test(test_rtl_same_as_model_contended_traffic_4_lanes),
         cmocka_unit_test(test_rtl_same_as_model_contended_traffic_every_op),
+        cmocka_unit_test(test_rtl_same_as_model_at_quiet_steps),
+        cmocka_unit_test(test_rtl_same_as_model_at_4_lanes),
+        cmocka_unit_test(test_rtl_same_as_model_at_every_op),
+        cmocka_unit_test(test_rtl_same_as_model_at_traffic_quiet_steps),
+        cmocka_unit_test(test_rtl_same_as_model_at_traffic_4_lanes),
     };
     return cmocka_run_group_tests_name("platform_rtl", tests, NULL, NULL);
 }
