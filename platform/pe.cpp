@@ -138,8 +138,6 @@ void Pe::run()
     const bool write_sync = spu_.timing() != BufferTiming::Off && cfg_.quantum <= spu_.period();
     while (done_ < cfg_.ops) {
         if (handler_due()) {
-            if (write_sync)
-                sync_to(model_ticks() - period_ticks_); // where the RTL-clocked PE's handler runs
             service_irq();
             sync_irq();
             continue;

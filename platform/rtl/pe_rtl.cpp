@@ -29,7 +29,13 @@ void Pe::run_rtl()
     // A driver call: with AT memory timing its PSB CSYNC waits for the outstanding writes'
     // answers (BufferPort::settle()), and the unit's own clock takes the cycles until they
     // arrive, as with the transaction-level PE; the RTL is told.
-    const auto with_settle = [&rtl, spu](const std::function<void()> &call) {
+    // The driver's calls are made with SystemC at the unit's time, where the transaction-level
+    // PE's (synced after each step with a quantum of one period or in AT lockstep) are: a
+    // PSB CSYNC's TLM writes then reach the bus at the same point among other initiators'.
+    const auto with_settle = [this, &rtl, spu](const std::function<void()> &call) {
+        const uint64_t t = model_ticks(), now = sc_time_stamp().value();
+        if (t > now)
+            wait(sc_time::from_value(t - now));
         spu_stats a, b;
         spu_get_stats(spu, &a);
         const uint64_t t0 = spu_now(spu);
