@@ -130,8 +130,8 @@ void Pe::run()
     spu_t *spu = spu_.unit();
     uint64_t last_progress = 0;
     bool at_lockstep = false, lead_unset = false;
-    // A quantum of at most one clock period with LT memory timing: no temporal decoupling of
-    // the unit's TLM writes either. Their edges (the events of spu_cycles_to_next_event()) are
+    // A quantum of at most one clock period with memory timing (LT or AT): no temporal
+    // decoupling of the unit's TLM writes either. Their edges (the events of spu_cycles_to_next_event()) are
     // made with SystemC at the edge's time, as the RTL-clocked PE makes them (rtl/pe_rtl.cpp),
     // so they reach the bus in the same order relative to other initiators (background
     // traffic): the bus books transfers in the order they are made.
