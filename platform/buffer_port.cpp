@@ -262,8 +262,13 @@ void BufferPort::peq_cb(tlm::tlm_generic_payload &gp, const tlm::tlm_phase &ph)
         sc_time z = SC_ZERO_TIME;
         mem->nb_transport_fw(gp, e, z);
     }
-    // Answers go to the unit in issue order (a response that overtakes an earlier write waits).
-    while (!at_inflight_.empty() && at_inflight_.front()->responded) {
+    deliver_answers();
+}
+
+// Answers go to the unit in issue order (a response that overtakes an earlier write waits).
+void BufferPort::deliver_answers()
+{
+    while (!at_hold_ && !at_inflight_.empty() && at_inflight_.front()->responded) {
         AtTxn *h = at_inflight_.front();
         at_inflight_.pop_front();
         armprof_mem_result r = h->res;

@@ -91,6 +91,16 @@ public:
     sc_core::sc_time at_end_req_wait_max() const { return at_req_wait_max_; }
     // AT: notified after each answer given to the unit.
     const sc_core::sc_event &at_answered() const { return at_answered_; }
+    // AT: while held, answers (BEGIN_RESP) are kept, in issue order, instead of going to the
+    // unit; releasing gives the kept ones at once. The RTL sampler holds them during the delta
+    // cycles of its clock edge (platform/rtl/spu_rtl.cpp), so that an answer takes effect after
+    // the unit's edge, as with the transaction-level PE whose thread makes that edge first.
+    void hold_answers() { at_hold_ = true; }
+    void release_answers()
+    {
+        at_hold_ = false;
+        deliver_answers();
+    }
 
     // The memory port the model calls (public for benches and hosts that feed it directly).
     armprof_mem_result port_write(uint64_t addr, const uint8_t *data, uint32_t len, const armprof_regime &rg)
@@ -157,6 +167,7 @@ private:
     void send_req(AtTxn *t);
     void end_req(AtTxn *t);
     AtTxn *find(tlm::tlm_generic_payload &gp);
+    void deliver_answers();
 
     bool use_dmi_ = true, dmi_valid_ = false;
     uint64_t dmi_start_ = 0, dmi_last_ = 0;   // the region: [start, start + last]
@@ -179,6 +190,7 @@ private:
     AtTxn *at_req_ = nullptr;
     sc_core::sc_time at_req_wait_max_;
     sc_core::sc_event at_answered_;
+    bool at_hold_ = false;
 };
 
 } // namespace armprof

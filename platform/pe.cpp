@@ -30,6 +30,16 @@ void Pe::sync_irq()
     spu_.flush_irq();
 }
 
+// SystemC time to t ticks when it is behind (the quantum keeper's local time is then zero).
+void Pe::sync_to(uint64_t t)
+{
+    uint64_t now = sc_time_stamp().value();
+    if (t > now) {
+        qk_.set(sc_time::from_value(t - now));
+        qk_.sync();
+    }
+}
+
 // The PMU counts the PE's cycles: bring it to the SPU's cycle count, then drive PMUIRQ.
 void Pe::sync_pmu()
 {
@@ -120,6 +130,12 @@ void Pe::run()
     spu_t *spu = spu_.unit();
     uint64_t last_progress = 0;
     bool at_lockstep = false, lead_unset = false;
+    // A quantum of at most one clock period with memory timing (LT or AT): no temporal
+    // decoupling of the unit's TLM writes either. Their edges (the events of spu_cycles_to_next_event()) are
+    // made with SystemC at the edge's time, as the RTL-clocked PE makes them (rtl/pe_rtl.cpp),
+    // so they reach the bus in the same order relative to other initiators (background
+    // traffic): the bus books transfers in the order they are made.
+    const bool write_sync = spu_.timing() != BufferTiming::Off && cfg_.quantum <= spu_.period();
     while (done_ < cfg_.ops) {
         if (handler_due()) {
             service_irq();
@@ -170,7 +186,15 @@ void Pe::run()
         }
         uint64_t cycles = rate == 1 ? step : (done_ + step) / rate - done_ / rate;
         if (cycles) {
-            spu_advance(spu, cycles);
+            if (write_sync) {
+                if (cycles > 1)
+                    spu_advance(spu, cycles - 1);
+                if (spu_cycles_to_next_event(spu) == 1)
+                    sync_to(model_ticks()); // the edge that may write, at its time
+                spu_advance(spu, 1);
+            } else {
+                spu_advance(spu, cycles);
+            }
             if (pmu_)
                 sync_pmu();
         }
@@ -179,8 +203,12 @@ void Pe::run()
         // The quantum keeper's local time is the unit's lead over SystemC, and it needs a sync
         // when the unit reaches the next sync point (need_sync(): now + local >= next). Set only
         // when it is used (here, or after the loop) rather than on every step: the same waits.
+        // (In lockstep, a step within the cycle, whose unit time is SystemC's, does not wait a
+        // delta cycle: the cycle's steps and its edge are made in one evaluation, and an AT
+        // answer arriving at that time in a later delta cycle takes effect after the edge,
+        // however many samples the cycle has; the RTL-clocked PE does the same.)
         uint64_t t = model_ticks();
-        if (at_lockstep || t >= qk_.next_sync_ticks()) {
+        if ((at_lockstep && t > sc_time_stamp().value()) || t >= qk_.next_sync_ticks()) {
             qk_.set(sc_time::from_value(t - sc_time_stamp().value()));
             qk_.sync();
             lead_unset = false;

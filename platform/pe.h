@@ -77,6 +77,7 @@ private:
     void run();
     void run_rtl();
     void sync_irq();
+    void sync_to(uint64_t ticks);
     void sync_pmu();
     // Shared by run() and run_rtl(): the driver's probe and start (after the PMU session);
     // false (and finished) when the unit is absent.

@@ -26,6 +26,23 @@ void Pe::run_rtl()
 {
     SpuRtl &rtl = *cfg_.rtl;
     spu_t *spu = spu_.unit();
+    // A driver call: with AT memory timing its PSB CSYNC waits for the outstanding writes'
+    // answers (BufferPort::settle()), and the unit's own clock takes the cycles until they
+    // arrive, as with the transaction-level PE; the RTL is told.
+    // The driver's calls are made with SystemC at the unit's time, where the transaction-level
+    // PE's (synced after each step with a quantum of one period or in AT lockstep) are: a
+    // PSB CSYNC's TLM writes then reach the bus at the same point among other initiators'.
+    const auto with_settle = [this, &rtl, spu](const std::function<void()> &call) {
+        const uint64_t t = model_ticks(), now = sc_time_stamp().value();
+        if (t > now)
+            wait(sc_time::from_value(t - now));
+        spu_stats a, b;
+        spu_get_stats(spu, &a);
+        const uint64_t t0 = spu_now(spu);
+        call();
+        spu_get_stats(spu, &b);
+        rtl.unclocked(spu_now(spu) - t0, b.writer_stall_cycles - a.writer_stall_cycles);
+    };
     rtl.start();
     if (!begin_session())
         return;
@@ -38,7 +55,7 @@ void Pe::run_rtl()
     };
     while (done_ < cfg_.ops) {
         if (handler_due()) {
-            service_irq();
+            with_settle([this] { service_irq(); });
             if (spu_.irq_changed())
                 spu_.flush_irq();
             continue;
@@ -69,17 +86,26 @@ void Pe::run_rtl()
             spu_.flush_irq();
         progress_tick(last_progress);
     }
-    agent_.stop();
+    with_settle([this] { agent_.stop(); });
     if (spu_.irq_changed())
         spu_.flush_irq();
-    // As the transaction-level SPU finishes by itself what is in flight after the session
-    // (its records are discarded: the buffer is disabled), clock the RTL until both are idle.
+    // The transaction-level PE finishes at the unit's time of the session's end (Pe::run(): its
+    // last sync); so does this one, as the platform's run loop ends the background traffic
+    // when it sees the PEs done (a later finish would let the traffic book more bursts).
+    const uint64_t t_stop = model_ticks();
+    // As the transaction-level SPU finishes by itself, through its wake process
+    // (UnitClock::reschedule()), what is in flight after the session (its records are
+    // discarded: the buffer is disabled), the answers to its outstanding writes and any edge
+    // still due, clock the RTL until the unit has no event left.
     for (unsigned i = 0; i < 0x10000; i++) {
         spu_stats st;
         spu_get_stats(spu, &st);
-        if (!st.inflight_now && !st.fifo_bytes_now)
+        if (!st.inflight_now && !st.fifo_bytes_now && !spu_writes_outstanding(spu) &&
+            spu_cycles_to_next_event(spu) == UINT64_MAX)
             break;
         rtl.cycle(0, draw);
+        if (!finished_ && sc_time_stamp().value() >= t_stop)
+            finish();
     }
     if (spu_.irq_changed())
         spu_.flush_irq();
@@ -109,7 +135,12 @@ void Pe::run_rtl()
     }
     if (pmu_)
         sync_pmu();
-    finish();
+    if (!finished_) {
+        const uint64_t now = sc_time_stamp().value();
+        if (t_stop > now)
+            wait(sc_time::from_value(t_stop - now));
+        finish();
+    }
 }
 
 } // namespace armprof

@@ -17,11 +17,8 @@ namespace armprof {
 
 using namespace sc_core;
 
-std::string SpuRtl::why_not_timing(BufferTiming t)
+std::string SpuRtl::why_not_timing(BufferTiming)
 {
-    if (t == BufferTiming::At)
-        return "sampler rtl: timing must be lt or off (the RTL's drain handshake follows answers known when a write is "
-               "issued; AT answers arrive between its delta cycles)";
     return "";
 }
 
@@ -226,6 +223,23 @@ void SpuRtl::clock(Impl &r, const sc_time &until)
     }
 }
 
+void SpuRtl::unclocked(uint64_t cycles, uint64_t stalls)
+{
+    if (!cycles)
+        return;
+    impl_->icr_resync = true; // the next clocked cycle loads PMSICR_EL1 from the model
+    // The RTL's FIFO did not drain meanwhile: the model's must not have either (unless the
+    // barrier emptied it: the next clocked cycle flushes the RTL's, fifo_flush).
+    spu_probe mp;
+    spu_get_probe(spu_.unit(), &mp);
+    if (mp.fifo_level && mp.fifo_level != impl_->fifo_level.read())
+        st_.drain_mismatches++;
+    st_.cycles += cycles;
+    st_.unclocked += cycles;
+    st_.ready_stalls += stalls;
+    st_.unclocked_stalls += stalls;
+}
+
 void SpuRtl::fall_edge()
 {
     Impl &r = *impl_;
@@ -263,6 +277,9 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
     if (r.first || !max_cycles || every_cycle_ || r.inflight.read() || r.pending.read())
         return 0;
     const uint32_t outstanding = spu_writes_outstanding(u);
+    const bool at = spu_.timing() == BufferTiming::At;
+    if (at && (outstanding || spu_.at_outstanding()))
+        return 0; // AT answers arrive from SystemC: every cycle is clocked at its time
     uint64_t irr = 0, icr = 0;
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
     spu_reg_peek(u, SPU_PMSICR_EL1, &icr);
@@ -307,6 +324,21 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         if (!spu_.dmi_view(ptr, &dmi) || dmi <= room)
             return 0;
     }
+    if (outstanding && !level) {
+        // An answer in the step can make the writer issue the partial block it held back
+        // (spu_writer_run()): through DMI that write does not depend on when it is made, but a
+        // TLM write would reach the bus before SystemC is at its cycle, out of order with the
+        // other initiators' transfers (background traffic). Without DMI the step ends before
+        // the first answer's edge, which is then clocked at its time.
+        uint64_t ptr = 0;
+        size_t dmi = 0;
+        spu_reg_peek(u, SPU_PMBPTR_EL1, &ptr);
+        if (!spu_.dmi_view(ptr, &dmi) || dmi <= (2ull << c.max_size)) {
+            const uint64_t e = spu_cycles_to_next_event(u);
+            if (e != UINT64_MAX)
+                k = std::min<uint64_t>(k, e - 1);
+        }
+    }
     if (!k)
         return 0;
     // A management event can only begin in the step with bytes to write or writes to answer.
@@ -349,7 +381,8 @@ uint64_t SpuRtl::skip_idle(uint32_t n, uint64_t max_cycles)
         return 0;
     r.last_icr = mirrored_icr(icr, ec, c.ernd);
     r.icr_resync = true;
-    const sc_time until = spu_.model_time() - r.period; // the model time of the step's last cycle
+    // The model time of the step's last cycle (AT: of its end, where every cycle ends).
+    const sc_time until = at ? spu_.model_time() : spu_.model_time() - r.period;
     if (drained) {
         // One edge draining the step's bytes; the counter does not move (op_valid = 0).
         r.irr_we.write(false);
@@ -382,6 +415,18 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
 {
     Impl &r = *impl_;
     spu_t *u = spu_.unit();
+    // AT memory timing: SystemC is at the cycle's start (the model's time) and the answers that
+    // arrive during this edge's delta cycles wait until the model's edge is made, as those of
+    // the transaction-level PE's lockstep do (its thread makes the edge in the evaluation it
+    // wakes in; the AT bridge's BEGIN_RESP reaches the port a delta cycle later).
+    // (The free-running yardstick clock, ARMPROF_RTL_EVERY_CYCLE, keeps its own edges.)
+    const bool at = spu_.timing() == BufferTiming::At && !r.free_clk;
+    if (at) {
+        const sc_time t = spu_.model_time(), now = sc_time_stamp();
+        if (t > now)
+            wait(t - now);
+        spu_.hold_answers();
+    }
     // Inputs from the model: the cycle's register writes, the enable, the lanes, the FIFO.
     uint64_t irr = 0, icr = 0, sr = 0;
     spu_reg_peek(u, SPU_PMSIRR_EL1, &irr);
@@ -459,7 +504,7 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         r.lane_lat.write(lat_bits);
         r.lane_len.write(len_bits);
     }
-    clock(r, spu_.model_time()); // the registered outputs have settled
+    clock(r, at ? sc_time_stamp() : spu_.model_time()); // the registered outputs have settled
     spu_ext_cycle ec{};
     ec.fire = r.fire_q.read();
     ec.coll = r.coll_q.read();
@@ -474,6 +519,14 @@ void SpuRtl::cycle(uint32_t n, const std::function<void(uint32_t, spu_op &)> &dr
         st_.fire_disagree++;
     spu_cycle_ext(u, ops, n, &ec, nullptr);
     r.last_icr = mirrored_icr(icr, ec, spu_get_config(u)->ernd);
+    if (at) {
+        // The held answers take effect after the edge (at the unit's new cycle); SystemC then
+        // moves to the cycle's end, taking the answers that arrive before it.
+        spu_.release_answers();
+        const sc_time t = spu_.model_time(), now = sc_time_stamp();
+        if (t > now)
+            wait(t - now);
+    }
     st_.cycles++;
     st_.samples += (uint64_t)__builtin_popcount(ec.fire & ~ec.coll);
     st_.collisions += (uint64_t)__builtin_popcount(ec.coll);
@@ -497,6 +550,7 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &, uint32_t la
 
 SpuRtl::~SpuRtl() = default;
 void SpuRtl::start() {}
+void SpuRtl::unclocked(uint64_t, uint64_t) {}
 void SpuRtl::cycle(uint32_t, const std::function<void(uint32_t, spu_op &)> &) {}
 uint64_t SpuRtl::skip_idle(uint32_t, uint64_t) { return 0; }
 void SpuRtl::fall_edge() {}

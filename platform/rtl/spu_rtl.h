@@ -33,8 +33,20 @@ namespace armprof {
  *   (lane_len, spu_predict_record_len()); the rising edge; after the falling edge fire_q,
  *   coll_q, the drained bytes, the FIFO level and PMSICR_EL1 go to spu_cycle_ext().
  * The model's cycle N ends at SystemC's N periods (the reset takes delta cycles only), so the
- * buffer writes its edge makes reach the bus at the unit's time. Memory timing: Lt or Off
- * (why_not_timing()).
+ * buffer writes its edge makes reach the bus at the unit's time, with SystemC there (LT: the
+ * edge of the model's cycle N + 1 is made at SystemC's N periods). Memory timing: Off, Lt and
+ * At. At: SystemC is brought to the cycle's start before the inputs are read, the answers
+ * that arrive during the edge's delta cycles are held (BufferPort::hold_answers()) and given
+ * after the model's edge, and SystemC then moves to the cycle's end, so each answer takes
+ * effect at the cycle the transaction-level PE's lockstep gives it (Pe::run()); no quiet step
+ * while AT writes are pending; cycles the unit's own clock takes while the driver's PSB CSYNC
+ * waits for answers are counted (unclocked()).
+ * The bus books transfers in the order they are made (Bus::b_transport): with background
+ * traffic on TLM writes, rtl == model needs both PEs to make each writing edge at the same
+ * SystemC time. This PE always does (SystemC at the edge); the transaction-level PE does with
+ * a quantum of at most one clock period (Pe::run() write_sync) and under AT while writes are
+ * pending; at a larger LT quantum it makes them up to a step or a quantum ahead, and the
+ * traffic's bursts are booked in another order (docs/integration.md).
  * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle(), a stalled
  * writer's included) are stepped in the model, the RTL's FIFO drains them in one edge and its
  * COUNT is reloaded after them (ARMPROF_RTL_EVERY_CYCLE=1 in the environment: a free-running
@@ -42,7 +54,8 @@ namespace armprof {
  * bench-stream's yardstick). With one PE the output is the same either way unless a TLM
  * write's latency depends on when it reaches the bus (LT timing with bus contention: the
  * yardstick's edges come 2.5 periods after the model's time, and its TLM writes reach the bus
- * that late; bench-stream's example writes through DMI); with several, two PEs' TLM writes made at the same time can reach the bus
+ * that late; bench-stream's example writes through DMI; nor are AT answers held: the yardstick
+ * is for Off and Lt); with several, two PEs' TLM writes made at the same time can reach the bus
  * in the other order (bus_time_ns / wait_ns then differ by a few ns; the records, dumps and
  * interrupts do not).
  * Without the SystemC RTL in the build (ARMPROF_WITHOUT contains rtl-cosim) the constructor
@@ -58,11 +71,8 @@ public:
     // (no RTL in the build; max_inflight > 8, fifo_bytes > 1024, drain_bytes_per_cycle > 32,
     // lanes > kLanes: its structural sizes), or "" when it can. Ask before constructing.
     static std::string why_not(const spu_config &c, uint32_t lanes);
-    // Why the unit's buffer writes cannot have this memory timing with the RTL, or "": Off and
-    // Lt (answers known when a write is issued) run; At does not: its answers arrive from
-    // SystemC processes between the delta cycles of the RTL's edge, so the RTL's drain_ready
-    // and the writer the model's edge sees could disagree, and the transaction-level PE's own
-    // AT answers take effect at a boundary that depends on its delta cycles.
+    // Why the unit's buffer writes cannot have this memory timing with the RTL, or "": every
+    // mode runs (Off, Lt, and At: answers held during the edge's delta cycles, see above).
     static std::string why_not_timing(BufferTiming t);
 
     // Switches the unit to its external sampler (throws std::invalid_argument as why_not()).
@@ -80,6 +90,12 @@ public:
     // 0 when the next cycle has to be clocked.
     uint64_t skip_idle(uint32_t n, uint64_t max_cycles);
 
+    // From the PE's thread, after a driver call that waited for AT answers (a PSB CSYNC's
+    // BufferPort::settle()): the unit's own clock (UnitClock::at_now()) took `cycles` cycles
+    // meanwhile, `stalls` of them with the writer stalled, without the RTL's edges (the PE's
+    // thread was waiting). They are counted, and the next clocked cycle reloads COUNT.
+    void unclocked(uint64_t cycles, uint64_t stalls);
+
     struct Stats {
         uint64_t cycles = 0, samples = 0, collisions = 0;
         uint64_t fire_disagree = 0;   // fire_q after the edge != fire read before it
@@ -92,6 +108,8 @@ public:
         uint64_t ready_stalls = 0;    // cycles the RTL's FIFO offered bytes with drain_ready low
                                       // (the buffer writer stalled: the model's writer_stall_cycles)
         uint64_t step_stalls = 0;     // of ready_stalls, those taken in steps (skip_idle())
+        uint64_t unclocked = 0;       // of cycles, those the unit took without the RTL (unclocked())
+        uint64_t unclocked_stalls = 0; // of ready_stalls, those in unclocked cycles
     };
     const Stats &stats() const { return st_; }
 
