@@ -131,8 +131,6 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
             throw std::invalid_argument("spe.sampler must be model or rtl");
         if (sc_.sampler == "rtl" && !SpuRtl::why_not(cfg, sc_.ops_per_cycle).empty())
             throw std::invalid_argument(SpuRtl::why_not(cfg, sc_.ops_per_cycle));
-        if (sc_.sampler == "rtl" && !SpuRtl::why_not_timing(timing_).empty())
-            throw std::invalid_argument(SpuRtl::why_not_timing(timing_));
         std::string n = "spu" + std::to_string(p);
         spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
         SpuModule &s = *spus_.back();

@@ -17,11 +17,6 @@ namespace armprof {
 
 using namespace sc_core;
 
-std::string SpuRtl::why_not_timing(BufferTiming)
-{
-    return "";
-}
-
 #ifdef ARMPROF_PLATFORM_HAVE_RTL
 
 namespace {
@@ -145,8 +140,6 @@ SpuRtl::SpuRtl(sc_module_name name, SpuModule &spu, const sc_time &period, uint3
 {
     const spu_config &c = *spu_get_config(spu.unit());
     std::string why = why_not(c, lanes);
-    if (why.empty())
-        why = why_not_timing(spu.timing());
     if (!why.empty())
         ARMPROF_REPORT_ERROR(report::kRtl, why);
     armprof_err e = spu_set_external_sampler(spu.unit(), true);

@@ -71,9 +71,6 @@ public:
     // (no RTL in the build; max_inflight > 8, fifo_bytes > 1024, drain_bytes_per_cycle > 32,
     // lanes > kLanes: its structural sizes), or "" when it can. Ask before constructing.
     static std::string why_not(const spu_config &c, uint32_t lanes);
-    // Why the unit's buffer writes cannot have this memory timing with the RTL, or "": every
-    // mode runs (Off, Lt, and At: answers held during the edge's delta cycles, see above).
-    static std::string why_not_timing(BufferTiming t);
 
     // Switches the unit to its external sampler (throws std::invalid_argument as why_not()).
     SpuRtl(sc_core::sc_module_name name, SpuModule &spu, const sc_core::sc_time &period, uint32_t lanes);

@@ -542,10 +542,6 @@ void test_rtl_limits(void **state)
     c.fifo_bytes = 1024;
     c.drain_bytes_per_cycle = 33;
     assert_non_null(std::strstr(SpuRtl::why_not(c, 1).c_str(), "drain_bytes_per_cycle"));
-    // Memory timing: every mode runs with the RTL (AT: the slow_run() tests below).
-    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Off).c_str(), "");
-    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::Lt).c_str(), "");
-    assert_string_equal(SpuRtl::why_not_timing(BufferTiming::At).c_str(), "");
 }
 
 } // namespace
