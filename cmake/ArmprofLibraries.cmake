@@ -35,7 +35,9 @@ foreach(u ${_ap_units})
   # -g: DWARF for abidw/abidiff (the ABI baseline); it does not change the generated code.
   # -fexceptions: a report that a SystemC platform escalates to a throw (report.h) may unwind
   # through the model's frames from its log callback.
-  target_compile_options(${u} PRIVATE -g -fexceptions "SHELL:-include ${ARMPROF_EXPORT_HEADER}")
+  # -fno-semantic-interposition: an exported function called from the unit's own code (spu_skip
+  # -> spu_ops_until_sample, ...) may be inlined there; nobody interposes the units' API.
+  target_compile_options(${u} PRIVATE -g -fexceptions -fno-semantic-interposition "SHELL:-include ${ARMPROF_EXPORT_HEADER}")
 endforeach()
 
 # libarmprof.so.<SOVERSION>: the C API.

@@ -67,8 +67,10 @@ void SpuModule::cb_cti(void *user, uint8_t trigger)
     if (trigger != ARMPROF_CTI_SPE_SAMPLE)
         return;
     m->cti_count_++;
+    if (!m->cti_watched_)
+        return;
     sc_time t = m->model_time(), now = sc_time_stamp();
-    m->cti_sample.notify(t > now ? t - now : SC_ZERO_TIME);
+    m->cti_sample_.notify(t > now ? t - now : SC_ZERO_TIME);
 }
 
 void SpuModule::on_irq_edge()

@@ -38,10 +38,18 @@ public:
     // regs (System registers by encoding * 8), irq (PMBIRQ), period(), advance_to(t),
     // model_time(), irq_level(), irq_changed(), flush_irq(), reschedule(): UnitClock.
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_pmbptr; // PMBPTR_EL1 (waves)
-    // CTI input trigger 2 (seed 001 §2.7, armprof_host_ops.cti_trigger): notified at the unit's
-    // time of each record written out to the Profiling Buffer. Notifications close together merge
-    // as SystemC events do; cti_triggers() counts every assertion.
-    sc_core::sc_event cti_sample;
+    // CTI input trigger 2 (seed 001 §2.7, armprof_host_ops.cti_trigger): an event notified at
+    // the unit's time of each record written out to the Profiling Buffer. Notifications close
+    // together merge as SystemC events do; cti_triggers() counts every assertion. The event is
+    // notified from the first call of cti_sample() on: a process can wait on it only after
+    // taking it, so a listener misses nothing, and a platform that never takes it (armprof-vp)
+    // puts no timed notification per record into SystemC's event queue (with 32 PEs that queue
+    // doubled and the scheduler stopped at each record's time).
+    sc_core::sc_event &cti_sample()
+    {
+        cti_watched_ = true;
+        return cti_sample_;
+    }
     uint64_t cti_triggers() const { return cti_count_; }
 
     SpuModule(sc_core::sc_module_name name, const spu_config &cfg,
@@ -75,6 +83,8 @@ private:
 
     spu_t *spu_ = nullptr;
     uint64_t cti_count_ = 0;
+    bool cti_watched_ = false;
+    sc_core::sc_event cti_sample_;
 };
 
 } // namespace armprof

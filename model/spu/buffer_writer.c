@@ -159,7 +159,16 @@ static void wq_push(spu_t *spu, uint64_t a, uint32_t n, const armprof_mem_result
     w->addr = a;
     w->len = n;
     w->issue_at = spu->now;
-    w->res = *res;
+    /* Field by field: the answer was just stored by the host's callback field by field, and a
+     * wide copy of it could not be forwarded from those stores (it would wait for every earlier
+     * store, the record's bytes in the host's memory among them, to reach the cache). */
+    w->res.status = res->status;
+    w->res.ec = res->ec;
+    w->res.fsc = res->fsc;
+    w->res.async = res->async;
+    w->res.written = res->written;
+    w->res.mss2 = res->mss2;
+    w->res.latency = res->latency;
     if (res->status == ARMPROF_MEM_PENDING) {
         w->done_at = UINT64_MAX;
         spu->wq_pending++;
