@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "armprof/spu.h"
+#define ARMPROF_BENCH_WANT_SPU_OP
+#include "../common/bench_util.h"
 
 static double now_s(void)
 {
@@ -73,15 +75,7 @@ int main(int argc, char **argv)
     }
     mem = calloc(1, BUF);
     spu_op op;
-    memset(&op, 0, sizeof(op));
-    op.pc = 0xffff800000001000ull;
-    op.op_class = SPE_CLASS_LDST;
-    op.flags = SPU_OP_HAS_VA | SPU_OP_HAS_PA | SPU_OP_HAS_XLAT;
-    op.data_va = 0x1000;
-    op.data_pa = 0x2000;
-    op.total_lat = 8;
-    op.issue_lat = 2;
-    op.events = 0x16;
+    bench_fixed_op(&op);
 
     /* 1. The skip path: population operations counted per second at interval 4096. */
     spu_t *s = open_unit(4096);

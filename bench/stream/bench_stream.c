@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/bench_util.h"
+
 #define ROUNDS 5
 
 static char g_vp[PATH_MAX], g_dir[PATH_MAX];
@@ -65,23 +67,6 @@ static run_result run_vp(const char *env, const char *const *args)
     return r;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    while (same) {
-        int ca = fgetc(fa), cb = fgetc(fb);
-        if (ca != cb)
-            same = false;
-        if (ca == EOF || cb == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
 
 static void path(char *buf, size_t n, const char *a, const char *b) { snprintf(buf, n, "%s/%s", a, b); }
 
@@ -186,7 +171,7 @@ int main(int argc, char **argv)
     if (rtl_ok) {
         path(fa, sizeof fa, oa, "spe.bin");
         path(fb, sizeof fb, ob, "spe.bin");
-        bool same = same_file(fa, fb);
+        bool same = bench_same_file(fa, fb);
         printf("rtl sampler, examples/rtl_sampler.yaml --ops 4000000: %.3f s CPU clocked every cycle, %.3f s "
                "with quiet cycles in steps (last round); spe.bin %s\n",
                ta, tb, same ? "identical" : "DIFFERS");

@@ -15,6 +15,8 @@
 #include "armprof/pmu.h"
 #include "armprof/spu.h"
 #include "workload.h"
+#define ARMPROF_BENCH_WANT_SPU_OP
+#include "../common/bench_util.h"
 
 /*
  * Records per CPU second of armprof-vp against the bare C models making the same records
@@ -367,24 +369,6 @@ static uint64_t run_vp_loop(unsigned long long ops, uint32_t latency, FILE *dump
     return st.records_written;
 }
 
-/* True when the two files hold the same bytes. */
-static bool same_file(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    while (same) {
-        int x = getc(fa), y = getc(fb);
-        if (x != y)
-            same = false;
-        if (x == EOF || y == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
 
 /*
  * For reference only: the SPU model's raw record rate as
@@ -428,15 +412,7 @@ static double run_raw(unsigned long long records) /* records per CPU second */
     spu_reg_write(s, SPU_PMBLIMITR_EL1, (0x100000000ull + RAW_BUF) | 1);
     spu_reg_write(s, SPU_PMSCR_EL1, (1u << 5) | 3);
     spu_op op;
-    memset(&op, 0, sizeof(op));
-    op.pc = 0xffff800000001000ull;
-    op.op_class = SPE_CLASS_LDST;
-    op.flags = SPU_OP_HAS_VA | SPU_OP_HAS_PA | SPU_OP_HAS_XLAT;
-    op.data_va = 0x1000;
-    op.data_pa = 0x2000;
-    op.total_lat = 8;
-    op.issue_lat = 2;
-    op.events = 0x16;
+    bench_fixed_op(&op);
     spu_stats st0, st1;
     spu_get_stats(s, &st0);
     double t0 = cpu_now();
@@ -536,7 +512,7 @@ int main(int argc, char **argv)
             }
             double wall;
             double tv = vp_cpu(1, ops, timing[m], &vp_recs[m], &wall);
-            if (!same_file(yard_path, vp_bin) || vp_recs[m] != yard_recs[m]) {
+            if (!bench_same_file(yard_path, vp_bin) || vp_recs[m] != yard_recs[m]) {
                 fprintf(stderr, "bench-vp: armprof-vp (timing: %s) and the yardstick made different records "
                                 "(%.0f and %.0f records; %s, %s)\n", timing[m], vp_recs[m], yard_recs[m], vp_bin,
                         yard_path);
