@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
-
 #include "armprof/bits.h"
 #include "fixture.h"
 #include "irqc.h"
@@ -18,6 +16,8 @@ extern "C" {
 #include <cmocka.h> // last: its fail() macro would clash with the C++ library
 }
 
+#include "reg_cpu.h"
+
 using namespace armprof_test;
 
 namespace {
@@ -28,30 +28,7 @@ constexpr uint64_t BUF_SIZE = 0x2000;                 // 8 KiB trace buffer
 constexpr uint64_t POOL = DRAM_BASE + 0x1000000, POOL_SIZE = 0x100000;
 
 // The CPU side: MSR / MRS as TLM transactions on the unit's register socket.
-struct Cpu : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Cpu> regs;
-    explicit Cpu(sc_core::sc_module_name n) : sc_module(n), regs("regs") {}
-    tlm::tlm_response_status access(uint32_t enc, uint64_t &v, bool write)
-    {
-        tlm::tlm_generic_payload gp;
-        sc_time d = SC_ZERO_TIME;
-        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        gp.set_address((uint64_t)enc * 8);
-        gp.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-        gp.set_data_length(8);
-        gp.set_streaming_width(8);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        regs->b_transport(gp, d);
-        return gp.get_response_status();
-    }
-    uint64_t rd(uint32_t enc)
-    {
-        uint64_t v = 0;
-        assert_int_equal(access(enc, v, false), tlm::TLM_OK_RESPONSE);
-        return v;
-    }
-    void wr(uint32_t enc, uint64_t v) { assert_int_equal(access(enc, v, true), tlm::TLM_OK_RESPONSE); }
-};
+using Cpu = armprof_test::RegCpu;
 
 struct Bench {
     Soc soc;
@@ -241,7 +218,7 @@ void test_injected_faults_RFSPBK(void **)
 void test_register_socket(void **)
 {
     uint64_t v = 0;
-    assert_int_equal(b->cpu.access(ARMPROF_SYSREG(3, 0, 9, 11, 5), v, false), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    assert_int_equal(b->cpu.transport(ARMPROF_SYSREG(3, 0, 9, 11, 5), v, false), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     assert_int_equal(ap_field_get(TRBIDR_EL1_Align, b->cpu.rd(TRBU_TRBIDR_EL1)), 6);
 }
 
