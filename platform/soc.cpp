@@ -197,9 +197,19 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
             rtls_.emplace_back(new SpuRtl((n + "_rtl").c_str(), s, clk, sc_.ops_per_cycle));
             pc.rtl = rtls_.back().get();
         }
+        // The transaction-level PEs of an LT or functional platform run in one thread, in PE
+        // order (PeGroup, pe_group.h); under AT each PE keeps its own (its driver's PSB CSYNC
+        // waits for write answers inside the handler).
+        pc.own_thread = pc.rtl || timing_ == BufferTiming::At || sc_.pe_threads;
         std::string pn = "pe" + std::to_string(p);
         pe_.emplace_back(new Pe(pn.c_str(), pc, s, *agents_.back()));
     }
+    std::vector<Pe *> grouped;
+    for (auto &pe : pe_)
+        if (!pe->own_thread())
+            grouped.push_back(pe.get());
+    if (!grouped.empty())
+        pe_group_.reset(new PeGroup("pes", std::move(grouped), sc_time(sc_.quantum_ns, SC_NS)));
     if (tb.enabled)
         build_trbe(clk);
     if (sc_.pmu.enabled)
@@ -484,8 +494,13 @@ void Platform::run()
             interrupted_ = true; // the dumps hold every buffer the drivers consumed so far
             break;
         }
-        sc_start(sc_time(sc_.quantum_ns * 16, SC_NS));
+        const sc_time chunk(sc_.quantum_ns * 16, SC_NS);
+        if (pe_group_ && elide_waits_)
+            pe_group_->set_horizon(sc_time_stamp() + chunk);
+        sc_start(chunk);
     }
+    if (pe_group_)
+        pe_group_->clear_horizon();
     // Memory timing: the units' writes still outstanding and the bus's queue complete first (an
     // overloaded memory system stretches the run); the background traffic stops.
     if (traffic_)

@@ -16,6 +16,7 @@
 #include "memory.h"
 #include "pagetable.h"
 #include "pe.h"
+#include "pe_group.h"
 #include "rtl/spu_rtl.h"
 #include "pmu_agent.h"
 #include "pmu_module.h"
@@ -89,6 +90,10 @@ struct Scenario {
     uint32_t ops_per_cycle = 1;
     double clock_ns = 1.0;              // PE clock period
     double quantum_ns = 1000.0;         // tlm_quantumkeeper global quantum
+    // Each PE in its own SC_THREAD, as before PeGroup (pe_group.h): PEs due at the same time then
+    // run in the order of SystemC's timed-event heap instead of PE order. For comparisons; the
+    // platform's default runs the transaction-level PEs of an LT or functional platform in one.
+    bool pe_threads = false;
     bool dmi = true;
     uint64_t seed = 1;
     // SPE and its driver
@@ -192,6 +197,11 @@ public:
     // handler sets it); interrupted() then says so.
     void set_stop_flag(const volatile std::sig_atomic_t *flag) { stop_flag_ = flag; }
     bool interrupted() const { return interrupted_; }
+    // run() lets the PE group go on without a SystemC wait where no other process could run in
+    // between (PeGroup's elided waits); results are the same either way. Off: every wait made.
+    void set_elide_waits(bool on) { elide_waits_ = on; }
+    // The PE group (nullptr when every PE has its own thread).
+    const PeGroup *pe_group() const { return pe_group_.get(); }
 
 private:
     void build_tables();
@@ -227,6 +237,7 @@ private:
     std::vector<std::unique_ptr<SpuModule>> spus_;
     std::vector<std::unique_ptr<SpeAgent>> agents_;
     std::vector<std::unique_ptr<Pe>> pe_;
+    std::unique_ptr<PeGroup> pe_group_; // the PEs without a thread of their own
     std::vector<std::unique_ptr<SpuRtl>> rtls_;
     std::vector<std::vector<uint8_t>> dumps_;
     std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>>> trbirq_sigs_;
@@ -242,6 +253,7 @@ private:
     DumpSink dump_sink_;
     const volatile std::sig_atomic_t *stop_flag_ = nullptr;
     bool interrupted_ = false;
+    bool elide_waits_ = true;
     std::vector<double> frac_;
 };
 
