@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <queue>
+#include <string>
 #include <utility>
 
 namespace armprof {
@@ -29,7 +30,14 @@ void PeGroup::run()
     // Runs PE i once more and files its next resume time.
     auto resume = [&](size_t i, uint64_t now) {
         uint64_t t;
-        if (!pes_[i]->step(&t))
+        const bool more = pes_[i]->step(&t);
+        if (sc_time_stamp().value() != now)
+            SC_REPORT_ERROR("armprof/pe_group",
+                            ("SystemC time moved while " + std::string(pes_[i]->name()) +
+                             " ran in the PE group: something on its path waited (a TLM target that calls wait() "
+                             "in b_transport?); the group's other PEs would run behind SystemC. Give each PE its "
+                             "own thread (pe_threads: true, Scenario::pe_threads)").c_str());
+        if (!more)
             return; // finished
         if (t <= now)
             again.push_back({now, i});

@@ -34,6 +34,9 @@ namespace armprof {
  * Not for PEs whose driver calls wait inside the handler (AT memory timing: PSB CSYNC waits
  * for the answers of outstanding writes, BufferPort::settle()): the group's other PEs due at
  * that time would run behind SystemC time. The platform gives those PEs their own threads.
+ * Nothing else on a PE's path may wait either (the platform's SMMU, bus and memory annotate
+ * their delays, as LT targets should); if SystemC time moves during a PE's turn the group
+ * stops the simulation with an error (SC_REPORT_ERROR, armprof/pe_group).
  */
 class PeGroup : public sc_core::sc_module {
 public:

@@ -184,6 +184,7 @@ bool load_scenario(const std::string &path, Scenario &sc, std::string &err)
         if (k == "clock_ns") return r.dbl(v, k, sc.clock_ns);
         if (k == "quantum_ns") return r.dbl(v, k, sc.quantum_ns);
         if (k == "dmi") return r.boolean(v, k, sc.dmi);
+        if (k == "pe_threads") return r.boolean(v, k, sc.pe_threads);
         if (k == "timing") {
             sc.timing = r.scalar(v);
             if (sc.timing == "lt" || sc.timing == "at" || sc.timing == "off")

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# vp_timing_keys.sh: armprof-vp rejects bad memory-timing scenario keys with the file and line (CTest checks the output).
+# vp_timing_keys.sh: armprof-vp rejects bad memory-timing (and pe_threads) scenario keys with the file and line (CTest checks the output).
 # usage: vp_timing_keys.sh ARMPROF_VP WORK_DIR
 vp=$1
 dir=$2
@@ -20,3 +20,4 @@ bad 'bus:\n  background_traffic:\n    share: 1.5\n'
 bad 'bus:\n  background_traffic:\n    share: 0.5\n    burst_bytes: 0\n'
 bad 'bus:\n  background_traffic:\n    burst: 64\n'
 bad 'bus:\n  bytes_per_ns: 0\n  background_traffic:\n    share: 0.5\n'
+bad 'pe_threads: sometimes\n'

@@ -309,7 +309,7 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
 
 /* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. The C-level
  * model ignores them (and says so); the platform model gets them as they are written. */
-static const char *const platform_keys[] = { "pes", "quantum_ns", "dmi", "smmu", "pmu", "faults",
+static const char *const platform_keys[] = { "pes", "quantum_ns", "pe_threads", "dmi", "smmu", "pmu", "faults",
                                              "spe.restart_after_fault", "spe.hw_flag_update", "spe.ppi",
                                              "spe.el2_pmscr", "trbe.ppi", NULL };
 
