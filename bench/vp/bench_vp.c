@@ -62,6 +62,8 @@ static double json_sum(const char *text, const char *key, int *found)
 /* Runs armprof-vp on a scenario of `pes` PEs, `ops` operations each, interval 256; returns its
  * CPU seconds (user + system), its host_seconds in *wall and the records written by all PEs in
  * *records. Exits on any failure. */
+static const char *vp_extra = ""; /* more scenario lines (pe_threads) */
+
 static double run_vp(unsigned pes, unsigned long long ops, const char *timing, double *records, double *wall)
 {
     char yaml[256], out[256], summary[300];
@@ -73,7 +75,8 @@ static double run_vp(unsigned pes, unsigned long long ops, const char *timing, d
         perror(yaml);
         exit(1);
     }
-    fprintf(f, "name: bench-vp\npes: %u\nops: %llu\nseed: 1\ntiming: %s\nspe:\n  interval: 256\n", pes, ops, timing);
+    fprintf(f, "name: bench-vp\npes: %u\nops: %llu\nseed: 1\ntiming: %s\n%sspe:\n  interval: 256\n", pes, ops, timing,
+            vp_extra);
     fclose(f);
     fflush(stdout);
     pid_t pid = fork();
@@ -549,18 +552,24 @@ int main(int argc, char **argv)
      * enough to time, and the 32-PE side carries all of its own elaboration and scheduling:
      * cost of 32 PEs in units of one PE = 32 * t(32 PEs x N) / t(1 PE x 32 N). A round runs
      * 1, 32, 32, 1 (each side's time is the sum of its two runs), so that a load on the shared
-     * machine that grows or fades during the round weighs on both sides alike.
+     * machine that grows or fades during the round weighs on both sides alike. In the middle of
+     * each round, the same 32 PEs each in its own SystemC thread (pe_threads: true), as the
+     * platform ran them before its PE group, for comparison.
      */
-    double cost[100], wcost[100];
-    double r1 = 0, r32 = 0;
+    double cost[100], wcost[100], tcost[100];
+    double r1 = 0, r32 = 0, rt = 0;
     for (int r = 0; r < rounds; r++) {
-        double w1a, w32a, w1b, w32b;
+        double w1a, w32a, w1b, w32b, wt;
         double t1 = vp_cpu(1, 32 * pe_ops, "lt", &r1, &w1a);
         double t32 = vp_cpu(32, pe_ops, "lt", &r32, &w32a);
+        vp_extra = "pe_threads: true\n"; /* the same PEs, each in its own SystemC thread */
+        double tt = vp_cpu(32, pe_ops, "lt", &rt, &wt);
+        vp_extra = "";
         t32 += vp_cpu(32, pe_ops, "lt", &r32, &w32b);
         t1 += vp_cpu(1, 32 * pe_ops, "lt", &r1, &w1b);
         cost[r] = 32.0 * t32 / t1;
         wcost[r] = 32.0 * (w32a + w32b) / (w1a + w1b);
+        tcost[r] = 32.0 * 2 * tt / t1;
     }
     min_med_max(cost, rounds, &mn, &med, &mx);
     printf("32 PEs against 1 PE, interval 256, %d rounds of 1-32-32-1 PEs: 32 PEs x %llu operations against\n"
@@ -570,6 +579,9 @@ int main(int argc, char **argv)
            mn, med, mx);
     min_med_max(wcost, rounds, &mn, &med, &mx);
     printf("  (wall clock, host_seconds incl. elaboration: min %.2f  median %.2f  max %.2f)\n", mn, med, mx);
+    min_med_max(tcost, rounds, &mn, &med, &mx);
+    printf("  for comparison, each PE in its own SystemC thread (pe_threads: true; %.0f records), in the same rounds:\n"
+           "    32 * t32/t1 (CPU time): min %.2f  median %.2f  max %.2f\n", rt, mn, med, mx);
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
