@@ -26,14 +26,19 @@ Pe::Pe(sc_module_name name, const Config &cfg, SpuModule &spu, SpeAgent &agent)
     }
 }
 
-// run_rtl(): SystemC is at the unit's time there (clocked), so the wait is a delta cycle.
-void Pe::sync_pmu()
+bool Pe::pmu_catch_up()
 {
     pmu_t *pm = pmu_->unit();
     uint64_t s = spu_now(spu_.unit()), m = pmu_now(pm);
     if (s > m)
         pmu_advance(pm, s - m);
-    if (pmu_->irq_changed()) {
+    return pmu_->irq_changed();
+}
+
+// run_rtl(): SystemC is at the unit's time there (clocked), so the wait is a delta cycle.
+void Pe::sync_pmu()
+{
+    if (pmu_catch_up()) {
         uint64_t t = model_ticks(), now = sc_time_stamp().value();
         wait(sc_time::from_value(t > now ? t - now : 0));
         pmu_->flush_irq();
@@ -44,10 +49,8 @@ void Pe::stop_pmu()
 {
     if (!pmu_)
         return;
-    // Outside the PE's thread: no quantum keeper here, the PMU only catches up in cycles.
-    uint64_t s = spu_now(spu_.unit()), m = pmu_now(pmu_->unit());
-    if (s > m)
-        pmu_advance(pmu_->unit(), s - m);
+    // Outside the PE's loop: the PMU only catches up in cycles.
+    pmu_catch_up();
     pmu_agent_->stop();
 }
 
@@ -252,15 +255,8 @@ bool Pe::step(uint64_t *resume)
             } else {
                 spu_advance(spu, cycles_);
             }
-            if (pmu_) {
-                // The PMU counts the PE's cycles: to the SPU's count, then PMUIRQ.
-                pmu_t *pm = pmu_->unit();
-                uint64_t sn = spu_now(spu), pn = pmu_now(pm);
-                if (sn > pn)
-                    pmu_advance(pm, sn - pn);
-                if (pmu_->irq_changed())
-                    return wait_for(model_ticks(), Stage::PmuIrq, resume);
-            }
+            if (pmu_ && pmu_catch_up()) // the PMU counts the PE's cycles; then PMUIRQ
+                return wait_for(model_ticks(), Stage::PmuIrq, resume);
         }
     count:
         done_ += step_;
@@ -290,14 +286,8 @@ bool Pe::step(uint64_t *resume)
     if (spu_.irq_changed())
         return wait_for(model_ticks(), Stage::StopIrq, resume);
 stop_pmu:
-    if (pmu_) {
-        pmu_t *pm = pmu_->unit();
-        uint64_t sn = spu_now(spu), pn = pmu_now(pm);
-        if (sn > pn)
-            pmu_advance(pm, sn - pn);
-        if (pmu_->irq_changed())
-            return wait_for(model_ticks(), Stage::StopPmuIrq, resume);
-    }
+    if (pmu_ && pmu_catch_up())
+        return wait_for(model_ticks(), Stage::StopPmuIrq, resume);
 stop_sync:
     return wait_for(sc_at_ + lead_, Stage::StopEnd, resume);
 }

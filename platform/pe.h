@@ -116,7 +116,10 @@ private:
     // After a wait: the next synchronisation point is the end of the global quantum that holds
     // the PE's SystemC time (tlm_global_quantum::compute_local_quantum()).
     void synced() { next_sync_ = quantum_ticks_ ? (sc_at_ / quantum_ticks_ + 1) * quantum_ticks_ : sc_at_; }
-    // run_rtl(): the PMU to the SPU's cycle count, then PMUIRQ with SystemC at the unit's time.
+    // The PMU counts the PE's cycles: brought to the SPU's cycle count; true when PMUIRQ then
+    // changes (to be driven with SystemC at the unit's time).
+    bool pmu_catch_up();
+    // run_rtl(): pmu_catch_up(), then PMUIRQ with SystemC at the unit's time.
     void sync_pmu();
     // Shared by run() and run_rtl(): the driver's probe and start (after the PMU session);
     // false (and finished) when the unit is absent.
