@@ -26,14 +26,17 @@ static const char *sweep_text =
     "  drain: [1, 2, 3, 4, 6, 8]\n"
     "  fifo_bytes: [64, 128, 256, 512, 1024, 2048, 4096, 8192]\n";
 
-/* 16 platform points (buffer size x interrupt latency), each one armprof-vp run. */
+/* 64 platform points (buffer size x interrupt latency), each one armprof-vp run: 32 per worker
+ * on 2 workers, so that a worker's one-time start of its fork server (about one spawned run)
+ * weighs on its points as in a sweep of real size (with 16 points, 8 per worker, it was about a
+ * fifth of a worker's time and the 2-worker ratio fell to ~1.7x). */
 static const char *platform_text =
     "name: bench-platform\n"
     "ops: 1000000\n"
     "interval: 256\n"
     "sweep:\n"
     "  buffer_bytes: [4K, 8K, 16K, 64K]\n"
-    "  irq_latency: [1000, 2000, 4000, 8000]\n";
+    "  irq_latency: [1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000, 5500, 6000, 6500, 7000, 7500, 8000, 8500]\n";
 
 static void cleanup(const char *dir)
 {
@@ -99,7 +102,7 @@ static int bench_platform(const char *dir, double c_rate1)
         fprintf(stderr, "bench-explore: %s\n", err);
         return 1;
     }
-    enum { ROUNDS = 15 };
+    enum { ROUNDS = 9 };
     printf("armprof-explore sweep throughput (platform model, %zu points of 1 M operations; fork server vs a "
            "process spawned per point, %d alternating rounds)\n", sw.npoints, ROUNDS);
     for (unsigned jobs = 1; jobs <= 2; jobs++) {
