@@ -226,12 +226,8 @@ bool Pe::step(uint64_t *resume)
                     // at most `cyc` operations, none when the event is due now.
                     if (cyc < step)
                         step = cyc;
-                } else if (cyc != UINT64_MAX) {
-                    uint64_t in_cycle = rate - done_ % rate;
-                    uint64_t lim = cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX
-                                                                         : in_cycle + (cyc - (cyc ? 1 : 0)) * rate;
-                    if (cyc == 0)
-                        lim = in_cycle - 1;
+                } else {
+                    uint64_t lim = wl_ops_before_event(rate, done_, cyc);
                     if (lim < step)
                         step = lim;
                 }

@@ -305,15 +305,9 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
                     cyc = due ? due : 1;
             }
             step = k < remaining ? k : remaining;
-            if (cyc != UINT64_MAX) {
-                uint64_t in_cycle = rate - done % rate; /* operations left in this cycle */
-                uint64_t lim = cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX
-                             : in_cycle + (cyc - (cyc ? 1 : 0)) * rate;
-                if (cyc == 0)
-                    lim = in_cycle - 1;
-                if (lim < step)
-                    step = lim;
-            }
+            uint64_t lim = wl_ops_before_event(rate, done, cyc);
+            if (lim < step)
+                step = lim;
             if (k != UINT64_MAX)
                 step = spu_skip(spu, step);
             if (!step)

@@ -53,6 +53,20 @@ typedef struct wl_gen {
 } wl_gen;
 
 void wl_init(wl_gen *g, const wl_config *c);
+
+/* A host retiring `rate` operations a cycle (`done` so far) and the unit's next event `cyc`
+ * cycles away (UINT64_MAX: none): how many operations it may report before that event, those
+ * of the cycles up to the event's cycle boundary (none of the current cycle's when the event
+ * is due now). UINT64_MAX: no limit. Shared by armprof-run's loop and the platform's PE. */
+static inline uint64_t wl_ops_before_event(uint64_t rate, uint64_t done, uint64_t cyc)
+{
+    if (cyc == UINT64_MAX)
+        return UINT64_MAX;
+    uint64_t in_cycle = rate - done % rate; /* operations left in this cycle */
+    if (cyc == 0)
+        return in_cycle - 1;
+    return cyc > (UINT64_MAX - in_cycle) / rate ? UINT64_MAX : in_cycle + (cyc - 1) * rate;
+}
 /* The next operation of the population. */
 void wl_next(wl_gen *g, spu_op *op);
 
