@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_platform_pe_group.cpp: PeGroup (pe_group.h): elided waits change nothing, one PE runs as in its own thread, and PEs due at the same time run in PE order.
+// test_platform_pe_group.cpp: PeGroup (pe_group.h): elided waits change nothing, one PE runs as in its own thread, PEs due at the same time run in PE order, and a target that waits on a PE's path is an error.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unistd.h>
+
+#include <tlm_utils/simple_target_socket.h>
 
 #include "soc.h"
 
@@ -136,6 +138,66 @@ int child(const std::string &variant, bool elide, bool threads)
     return 0;
 }
 
+// A buffer memory whose b_transport waits (allowed in LT, but not on a PE group's path).
+struct WaitingMemory : sc_core::sc_module {
+    tlm_utils::simple_target_socket<WaitingMemory> sock{"sock"};
+    std::vector<uint8_t> mem = std::vector<uint8_t>(0x10000);
+    explicit WaitingMemory(sc_core::sc_module_name n) : sc_module(n)
+    {
+        sock.register_b_transport(this, &WaitingMemory::bt);
+    }
+    void bt(tlm::tlm_generic_payload &t, sc_core::sc_time &d)
+    {
+        sc_core::wait(d + sc_core::sc_time(5, sc_core::SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        std::memcpy(mem.data() + (t.get_address() & 0xFFFF), t.get_data_ptr(), t.get_data_length());
+        t.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+/*
+ * Child `--child waits`: one PE in a PeGroup whose SPU writes its buffer into a memory that
+ * waits in b_transport. The group must stop with its error (armprof/pe_group) naming the PE,
+ * not run its other PEs behind SystemC. Prints the report's message type and text.
+ */
+int child_waits()
+{
+    spu_config cfg;
+    spu_config_default(&cfg);
+    SpuModule spu("spu0", cfg, sc_core::sc_time(1, sc_core::SC_NS));
+    spu.set_timing(BufferTiming::Lt);
+    spu.set_dmi(false);
+    WaitingMemory mem("mem");
+    spu.mem.bind(mem.sock);
+    sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> irq("pmbirq");
+    spu.irq.bind(irq);
+    armprof_pe_ctx ctx;
+    armprof_pe_ctx_default(&ctx);
+    spu.set_pe_context(ctx);
+    SpeAgent::Config ac;
+    ac.base = 0x10000000;
+    ac.size = 0x4000;
+    ac.interval = 256;
+    SpeAgent agent(
+        ac, [&](uint32_t e, uint64_t *v) { return spu.reg_read(e, v); },
+        [&](uint32_t e, uint64_t v) { return spu.reg_write(e, v); }, [&] { spu.psb_csync(); },
+        [](uint64_t, uint8_t *, size_t) { return (size_t)0; }, [](const uint8_t *, size_t) {});
+    Pe::Config pc;
+    pc.ops = 100000;
+    pc.own_thread = false;
+    wl_config_default(&pc.wl);
+    Pe pe("pe0", pc, spu, agent);
+    PeGroup group("pes", {&pe}, pc.quantum);
+    try {
+        sc_core::sc_start();
+    } catch (const sc_core::sc_report &r) {
+        std::printf("%s: %s\n", r.get_msg_type(), r.get_msg());
+        return 0;
+    }
+    std::printf("no error\n");
+    return 0;
+}
+
 struct Run {
     std::string digest;
     unsigned long long elided = 0, written = 0;
@@ -195,10 +257,27 @@ void test_equal_times_in_pe_order(void **)
     assert_string_equal(r.digest.c_str(), off.digest.c_str());
 }
 
+// A target on a PE's path that waits (allowed in LT b_transport) would let the group's other
+// PEs run behind SystemC time: the group stops with an error that names the PE and the way out.
+void test_waiting_target_is_an_error(void **)
+{
+    char cmd[600];
+    std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --child waits 2>/dev/null", (int)getpid());
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    char line[1024] = "";
+    assert_non_null(std::fgets(line, sizeof line, f));
+    assert_int_equal(pclose(f), 0);
+    assert_non_null(std::strstr(line, "armprof/pe_group: SystemC time moved while pe0 ran in the PE group"));
+    assert_non_null(std::strstr(line, "pe_threads: true"));
+}
+
 } // namespace
 
 int sc_main(int argc, char **argv)
 {
+    if (argc == 3 && std::strcmp(argv[1], "--child") == 0 && std::strcmp(argv[2], "waits") == 0)
+        return child_waits();
     if (argc == 6 && std::strcmp(argv[1], "--child") == 0) {
         trace_path = argv[5];
         return child(argv[2], std::atoi(argv[3]) != 0, std::atoi(argv[4]) != 0);
@@ -214,6 +293,7 @@ int sc_main(int argc, char **argv)
         cmocka_unit_test(test_elided_waits_change_nothing),
         cmocka_unit_test(test_one_pe_as_in_its_own_thread),
         cmocka_unit_test(test_equal_times_in_pe_order),
+        cmocka_unit_test(test_waiting_target_is_an_error),
     };
     int rc = cmocka_run_group_tests_name("platform_pe_group", tests, nullptr, nullptr);
     unlink(path);
