@@ -13,14 +13,14 @@ namespace armprof {
 using namespace sc_core;
 
 /*
- * The transaction-level loop of Pe::run() cycle by cycle: every PE cycle retires
+ * The transaction-level loop of Pe::step() cycle by cycle: every PE cycle retires
  * ops_per_cycle operations through SpuRtl::cycle() (one clock edge each), drawing a workload
- * operation only for each sampled lane, as run() draws one per sample; PMBIRQ is driven after
+ * operation only for each sampled lane, as step() draws one per sample; PMBIRQ is driven after
  * the cycle whose edge raised it, and the driver's handler runs irq_latency cycles later,
- * before the operations of that cycle, as in run(). With the same decisions this gives the
- * same records at the same model times as run(). Idle cycles (nothing in flight, FIFOs
+ * before the operations of that cycle, as in step(). With the same decisions this gives the
+ * same records at the same model times as step(). Idle cycles (nothing in flight, FIFOs
  * empty, no lane can fire: SpuRtl::skip_idle()) are stepped without clocking the RTL, up to the
- * handler's start, as run() skips to the unit's next event.
+ * handler's start, as step() skips to the unit's next event.
  */
 void Pe::run_rtl()
 {
@@ -89,7 +89,7 @@ void Pe::run_rtl()
     with_settle([this] { agent_.stop(); });
     if (spu_.irq_changed())
         spu_.flush_irq();
-    // The transaction-level PE finishes at the unit's time of the session's end (Pe::run(): its
+    // The transaction-level PE finishes at the unit's time of the session's end (Pe::step(): its
     // last sync); so does this one, as the platform's run loop ends the background traffic
     // when it sees the PEs done (a later finish would let the traffic book more bursts).
     const uint64_t t_stop = model_ticks();

@@ -38,13 +38,13 @@ namespace armprof {
  * At. At: SystemC is brought to the cycle's start before the inputs are read, the answers
  * that arrive during the edge's delta cycles are held (BufferPort::hold_answers()) and given
  * after the model's edge, and SystemC then moves to the cycle's end, so each answer takes
- * effect at the cycle the transaction-level PE's lockstep gives it (Pe::run()); no quiet step
+ * effect at the cycle the transaction-level PE's lockstep gives it (Pe::step()); no quiet step
  * while AT writes are pending; cycles the unit's own clock takes while the driver's PSB CSYNC
  * waits for answers are counted (unclocked()).
  * The bus books transfers in the order they are made (Bus::b_transport): with background
  * traffic on TLM writes, rtl == model needs both PEs to make each writing edge at the same
  * SystemC time. This PE always does (SystemC at the edge); the transaction-level PE does with
- * a quantum of at most one clock period (Pe::run() write_sync) and under AT while writes are
+ * a quantum of at most one clock period (Pe::step(), write_sync_) and under AT while writes are
  * pending; at a larger LT quantum it makes them up to a step or a quantum ahead, and the
  * traffic's bursts are booked in another order (docs/integration.md).
  * The RTL's clock has edges only in clocked cycles: quiet cycles (skip_idle(), a stalled
