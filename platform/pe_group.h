@@ -29,7 +29,7 @@ namespace armprof {
  * (which shifted with any other timed notification in the platform). Where PEs contend at
  * equal times (the bus books transfers in the order they are made) results follow PE order.
  * And a PE no longer costs a thread switch and a timed notification each quantum: 32 PEs cost
- * about 32 times one PE (bench-vp).
+ * about 30 times one PE, where they cost 36 times in a thread each (bench-vp).
  *
  * Not for PEs whose driver calls wait inside the handler (AT memory timing: PSB CSYNC waits
  * for the answers of outstanding writes, BufferPort::settle()): the group's other PEs due at
