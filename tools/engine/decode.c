@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* decode.c: ape_decode(): libarmprof's SPE decoder over a buffer, each record's fields into column arrays (the Python package's DataFrame). */
+#include "armprof/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "armprof/spe.h"
+
+#define PUT(col, v)                                                                                                   \
+    do {                                                                                                              \
+        if (c->col)                                                                                                   \
+            c->col[i] = (v);                                                                                          \
+    } while (0)
+
+static void store(const ape_columns *c, size_t i, const spe_decoded *d)
+{
+    const spe_record *r = &d->rec;
+    uint32_t h = d->have;
+    PUT(offset, d->offset);
+    PUT(size, (uint32_t)d->size);
+    PUT(have, h);
+    PUT(pc, h & SPE_R_PC ? r->pc : 0);
+    PUT(el, h & SPE_R_PC ? r->pc_el : 0);
+    PUT(ns, h & SPE_R_PC ? r->pc_ns : 0);
+    PUT(op_class, h & SPE_R_OPTYPE ? r->op_class : 0);
+    PUT(op_subclass, h & SPE_R_OPTYPE ? r->op_subclass : 0);
+    PUT(events, h & SPE_R_EVENTS ? r->events : 0);
+    PUT(lat_total, h & SPE_R_TOTAL_LAT ? r->total_lat : 0);
+    PUT(lat_issue, h & SPE_R_ISSUE_LAT ? r->issue_lat : 0);
+    PUT(lat_xlat, h & SPE_R_XLAT_LAT ? r->xlat_lat : 0);
+    PUT(target, h & SPE_R_TARGET ? r->target : 0);
+    PUT(target_el, h & SPE_R_TARGET ? r->target_el : 0);
+    PUT(target_ns, h & SPE_R_TARGET ? r->target_ns : 0);
+    PUT(va, h & SPE_R_DATA_VA ? r->data_va : 0);
+    PUT(va_tag, h & SPE_R_DATA_VA ? r->data_va_tag : 0);
+    PUT(pa, h & SPE_R_DATA_PA ? r->data_pa : 0);
+    PUT(pa_ns, h & SPE_R_DATA_PA ? r->data_pa_ns : 0);
+    PUT(contextidr_el1, h & SPE_R_CONTEXT_EL1 ? r->context_el1 : 0);
+    PUT(contextidr_el2, h & SPE_R_CONTEXT_EL2 ? r->context_el2 : 0);
+    PUT(data_source, h & SPE_R_DATA_SOURCE ? r->data_source : 0);
+    PUT(ts, h & SPE_R_TIMESTAMP ? r->timestamp : 0);
+    PUT(ignored_packets, d->n_ignored);
+}
+
+int64_t ape_decode(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
+                   ape_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof(*err));
+    if (errors)
+        *errors = 0;
+    if (!buf && len) {
+        if (err) {
+            err->code = APE_ERR_ARG;
+            snprintf(err->text, sizeof(err->text), "ape_decode: no buffer");
+        }
+        return -1;
+    }
+    spe_decode_opts dopt = { 0 };
+    if (o) {
+        dopt.max_size = o->max_size;
+        dopt.base = o->base;
+        dopt.lenient = o->lenient != 0;
+    }
+    /* An empty input is no records (armprof-decode says so and exits 0 as well). */
+    if (len == 0)
+        return 0;
+    spe_decoder d;
+    spe_decoder_init(&d, buf, len, &dopt);
+    spe_decoded r;
+    size_t n = 0, cap = cols ? cols->cap : 0;
+    int k;
+    while ((k = spe_decoder_next(&d, &r)) != SPE_DEC_EOF) {
+        if (k == SPE_DEC_ERROR) {
+            if (dopt.lenient)
+                continue;
+            if (err) {
+                err->code = APE_ERR_DECODE;
+                spe_dec_error_text(&d, err->text, sizeof(err->text));
+            }
+            if (errors)
+                *errors = d.n_errors;
+            return -1;
+        }
+        if (n < cap)
+            store(cols, n, &r);
+        n++;
+    }
+    if (errors)
+        *errors = d.n_errors;
+    return (int64_t)n;
+}
