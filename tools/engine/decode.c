@@ -3,6 +3,7 @@
 #include "armprof/engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "armprof/spe.h"
@@ -90,4 +91,95 @@ int64_t ape_decode(const void *buf, size_t len, const ape_decode_opts *o, ape_co
     if (errors)
         *errors = d.n_errors;
     return (int64_t)n;
+}
+
+/* The columns' element sizes, in the order of ape_columns' pointers. */
+#define COLS(X)                                                                                                       \
+    X(offset) X(size) X(have) X(pc) X(el) X(ns) X(op_class) X(op_subclass) X(events) X(lat_total) X(lat_issue)        \
+    X(lat_xlat) X(target) X(target_el) X(target_ns) X(va) X(va_tag) X(pa) X(pa_ns) X(contextidr_el1)                 \
+    X(contextidr_el2) X(data_source) X(ts) X(ignored_packets)
+
+static void free_cols(ape_columns *c)
+{
+#define F(f) free(c->f), c->f = NULL;
+    COLS(F)
+#undef F
+    c->cap = 0;
+}
+
+/* Every column (re)allocated to cap elements; -1 when out of memory (the old ones stay). */
+static int grow(ape_columns *c, size_t cap)
+{
+#define G(f)                                                                                                          \
+    {                                                                                                                 \
+        void *p = realloc(c->f, cap * sizeof(*c->f));                                                                 \
+        if (!p)                                                                                                       \
+            return -1;                                                                                                \
+        c->f = p;                                                                                                     \
+    }
+    COLS(G)
+#undef G
+    c->cap = cap;
+    return 0;
+}
+
+int64_t ape_decode_alloc(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
+                         ape_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof(*err));
+    if (errors)
+        *errors = 0;
+    memset(cols, 0, sizeof(*cols));
+    if (!buf && len) {
+        if (err) {
+            err->code = APE_ERR_ARG;
+            snprintf(err->text, sizeof(err->text), "ape_decode_alloc: no buffer");
+        }
+        return -1;
+    }
+    spe_decode_opts dopt = { 0 };
+    if (o) {
+        dopt.max_size = o->max_size;
+        dopt.base = o->base;
+        dopt.lenient = o->lenient != 0;
+    }
+    /* A first guess of 1 record per 32 bytes (the model's records are 40 to 64 bytes); large
+     * blocks grow by mremap, without copying. */
+    if (grow(cols, len / 32 + 16))
+        goto nomem;
+    size_t n = 0;
+    if (len) {
+        spe_decoder d;
+        spe_decoder_init(&d, buf, len, &dopt);
+        spe_decoded r;
+        int k;
+        while ((k = spe_decoder_next(&d, &r)) != SPE_DEC_EOF) {
+            if (k == SPE_DEC_ERROR) {
+                if (dopt.lenient)
+                    continue;
+                if (err) {
+                    err->code = APE_ERR_DECODE;
+                    spe_dec_error_text(&d, err->text, sizeof(err->text));
+                }
+                if (errors)
+                    *errors = d.n_errors;
+                free_cols(cols);
+                return -1;
+            }
+            if (n == cols->cap && grow(cols, cols->cap * 2))
+                goto nomem;
+            store(cols, n++, &r);
+        }
+        if (errors)
+            *errors = d.n_errors;
+    }
+    return (int64_t)n;
+nomem:
+    free_cols(cols);
+    if (err) {
+        err->code = APE_ERR_NOMEM;
+        snprintf(err->text, sizeof(err->text), "out of memory decoding %zu bytes", len);
+    }
+    return -1;
 }

@@ -174,6 +174,10 @@ typedef struct ape_decode_opts {
  * a strict decode meets an error; *errors (may be NULL) gets the errors a lenient one met. */
 int64_t ape_decode(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
                    ape_error *err);
+/* The same in one pass, with every column allocated here (cols->cap elements, at least the
+ * number returned); the caller frees each with ape_free(). On error no column is left. */
+int64_t ape_decode_alloc(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
+                         ape_error *err);
 
 #ifdef __cplusplus
 }
