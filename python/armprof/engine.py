@@ -114,8 +114,9 @@ def _run(scenario, out, model, vp):
         out = tempfile.mkdtemp(prefix="armprof-run-")
     out = os.fspath(out)
     opts = ffi.new("ape_run_opts *")
-    keep = [out.encode()]
-    opts.outdir = ffi.new("char[]", keep[0])
+    # The char arrays must outlive the call: a cdata assigned to a field is not kept alive by it.
+    outb = ffi.new("char[]", out.encode())
+    opts.outdir = outb
     vpb = None
     if model == lib.APE_MODEL_PLATFORM:
         vpb = ffi.new("char[]", _vp(vp).encode())
