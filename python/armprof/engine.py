@@ -290,9 +290,14 @@ def sweep(spec, jobs=None, out=None, fresh=False, plots=False, progress=None, mo
     err = ffi.new("ape_error *")
     rc = [None]
 
+    finished = threading.Event()
+
     def work():
-        rc[0] = lib.ape_sweep_run(h, opts, ffi.from_buffer("double[]", met), ffi.from_buffer("unsigned char[]", have),
-                                  err)
+        try:
+            rc[0] = lib.ape_sweep_run(h, opts, ffi.from_buffer("double[]", met),
+                                      ffi.from_buffer("unsigned char[]", have), err)
+        finally:
+            finished.set()
 
     bar = _Progress(n, name, progress is None or bool(progress))
     t = threading.Thread(target=work, name="armprof-sweep", daemon=True)
@@ -300,14 +305,16 @@ def sweep(spec, jobs=None, out=None, fresh=False, plots=False, progress=None, mo
     interrupted = False
     # The engine runs in a thread of its own so that Ctrl-C (KeyboardInterrupt, raised only in the
     # main thread) is seen at once: it raises the stop flag, and the workers finish the points
-    # they are running and start no other.
-    while t.is_alive():
+    # they are running and start no other. (An Event, not Thread.join: a join that a
+    # KeyboardInterrupt cuts short may leave the thread reported as not alive.)
+    while not finished.is_set():
         try:
-            t.join(0.1)
+            finished.wait(0.1)
             bar.update(done[0])
         except KeyboardInterrupt:
             interrupted = True
             stop[0] = 1
+    t.join()
     bar.update(done[0])
     bar.close()
     if rc[0] != 0 and not (err.code == lib.APE_ERR_INTERRUPTED and stop[0]):

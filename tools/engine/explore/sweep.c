@@ -481,6 +481,7 @@ static int check_points(ctx *c, bool model_checks)
                 k += (size_t)snprintf(where + k, sizeof(where) - k, "%s%s=%s", k ? ", " : "",
                                       ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
                 line = sw->axes[a].line;
+                about(c, ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
             }
             if (!line) /* nothing swept makes it invalid: the scenario part does */
                 for (size_t p = 0; p < ex_param_count(); p++)
