@@ -146,13 +146,13 @@ def test_decode_empty_and_bad_arguments(tmp_path):
 
 def program(spu, interval=256):
     """Programs the unit as Linux's arm_spe_pmu does: PMSIRR, PMSICR, the buffer, then PMSCR_EL1
-    (E1SPE, PA, TS off)."""
+    (E1SPE and CX: records carry CONTEXTIDR_EL1; TS off: they end in an End packet)."""
     base = spu.memory_base
     spu.write_reg("PMSIRR_EL1", interval)
     spu.write_reg("PMSICR_EL1", 0)
     spu.write_reg("PMBPTR_EL1", base)
     spu.write_reg("PMBLIMITR_EL1", (base + 0x8000) | 1)
-    spu.write_reg("PMSCR_EL1", 0b10)   # E1SPE
+    spu.write_reg("PMSCR_EL1", 1 << 3 | 1 << 1)   # CX, E1SPE
 
 
 def feed(spu, interval=256, **op):
