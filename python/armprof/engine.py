@@ -32,13 +32,20 @@ def _metric_names():
     return [text(lib.ape_metric_name(m)) for m in range(lib.ape_metric_count())]
 
 
+def _plain(x):
+    """numpy scalars (a value taken from a DataFrame) as the Python numbers they hold."""
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError("Object of type %s is not JSON serializable" % type(x).__name__)
+
+
 def _load(spec, kind, model):
     """An ape_sweep from a dict (sent as JSON, which the engine's YAML reader reads as it is) or a
     path to a YAML file; freed when the handle goes."""
     err = ffi.new("ape_error *")
     if isinstance(spec, dict):
         try:
-            body = json.dumps(spec, indent=1, allow_nan=False)
+            body = json.dumps(spec, indent=1, allow_nan=False, default=_plain)
         except (TypeError, ValueError) as e:
             raise Error("armprof: the scenario is not plain data (numbers, text, lists, dicts): %s" % e) from None
         name = str(spec.get("name", "sweep" if kind == lib.APE_KIND_SWEEP else "scenario"))
@@ -358,7 +365,8 @@ def _points_frame(h, met, have):
     for k, name in enumerate(_metric_names()):
         col = sel[:, k]
         if len(col) and not np.all(np.isnan(col)):
-            cols[name] = col
+            whole = not np.any(np.isnan(col)) and np.all(col == np.floor(col)) and np.all(np.abs(col) < 2**53)
+            cols[name] = col.astype(np.int64) if whole else col
     df = pd.DataFrame(cols, index=pd.Index(idx, name="index"))
     return df
 

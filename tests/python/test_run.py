@@ -71,6 +71,7 @@ def test_bad_scenario_values_that_are_not_data():
         armprof.run({"ops": math.nan})
 
 
+@pytest.mark.platform
 def test_platform_same_shapes(tool, tmp_path):
     """armprof.platform(): the platform's summary.json, spe.bin and the same metrics shape."""
     scen = {"ops": 1000000, "interval": 1024, "buffer_bytes": "8K"}
@@ -85,6 +86,7 @@ def test_platform_same_shapes(tool, tmp_path):
     assert json.loads(run_tool(tool("armprof-decode"), "--json", p.dump).splitlines()[0])["offset"] == 0
 
 
+@pytest.mark.platform
 def test_platform_refuses_c_only_parameters(tool):
     with pytest.raises(armprof.ScenarioError) as e:
         armprof.platform({"ops": 100000, "write_latency": 5}, vp=tool("armprof-vp"))
