@@ -156,8 +156,9 @@ typedef struct ape_columns {
     uint8_t *op_class; uint8_t *op_subclass; uint64_t *events; uint16_t *lat_total; uint16_t *lat_issue;
     uint16_t *lat_xlat; uint64_t *target; uint8_t *target_el; uint8_t *target_ns; uint64_t *va; uint8_t *va_tag;
     uint64_t *pa; uint8_t *pa_ns; uint32_t *contextidr_el1; uint32_t *contextidr_el2; uint16_t *data_source;
-    uint64_t *ts; uint16_t *ignored_packets;
+    uint64_t *ts; uint16_t *ignored_packets; uint8_t *absent[13];
 } ape_columns;
+#define APE_PARTS ...
 typedef struct ape_decode_opts { uint8_t max_size; uint64_t base; int lenient; } ape_decode_opts;
 int64_t ape_decode(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
                    ape_error *err);

@@ -2,6 +2,7 @@
 # bench_python.py: bench-python: armprof.decode of a 100 MB dump against armprof-decode --quiet and against pandas.read_csv of armprof-decode --csv, and armprof.sweep against armprof-explore, in alternating rounds (min/median/max of the ratios).
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,22 +29,41 @@ sweep:
 """
 
 
+CPU = []   # CPU seconds of each timed call (this process's and its children's), beside the wall time
+
+
+def cpu_now():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def timed(fn):
+    c0 = cpu_now()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    t = time.perf_counter() - t0
+    CPU.append(cpu_now() - c0)
+    return t
 
 
-def rounds(n, a, b):
-    """n rounds of A then B, then B then A in the next (neither always first): lists of times."""
+def rounds(n, a, b, cpu=None):
+    """n rounds of A then B, then B then A in the next (neither always first): lists of wall
+    times; cpu (a list) gets the pairs of CPU times."""
     ta, tb = [], []
     for r in range(n):
         if r % 2 == 0:
             ta.append(timed(a))
+            ca = CPU[-1]
             tb.append(timed(b))
+            cb = CPU[-1]
         else:
             tb.append(timed(b))
+            cb = CPU[-1]
             ta.append(timed(a))
+            ca = CPU[-1]
+        if cpu is not None:
+            cpu.append((ca, cb))
     return ta, tb
 
 
@@ -53,11 +73,11 @@ def spread(xs):
 
 
 def make_dump(bindir, d, mb):
-    """About mb MB of SPE records: armprof-run's dump of a memory-mix run, repeated (whole
+    """About mb MB of SPE records: armprof-run's dump of a default-mix run, repeated (whole
     records, so the file is one well-formed stream)."""
     out = os.path.join(d, "run")
     subprocess.run([os.path.join(bindir, "armprof-run"), "--ops", "60000000", "--interval", "256", "--buffer-bytes",
-                    "64M", "--out", out], check=True, capture_output=True)
+                    str(64 << 20), "--out", out], check=True, capture_output=True)
     with open(os.path.join(out, "spe.bin"), "rb") as f:
         one = f.read()
     path = os.path.join(d, "dump.bin")
@@ -81,14 +101,16 @@ def main():
         print("armprof.decode, %.1f MB dump, %d records (%.1f B/record), %d alternating rounds"
               % (size / 1e6, n, size / n, a.rounds))
 
+        cpu = []
         ta, tb = rounds(a.rounds, lambda: subprocess.run([dec, "--quiet", path], check=True),
-                        lambda: armprof.decode(path))
+                        lambda: armprof.decode(path), cpu)
         ratio = [x / y for x, y in zip(ta, tb)]
         print("  armprof-decode --quiet   %7.1f MB/s (median)" % (size / statistics.median(ta) / 1e6))
         print("  armprof.decode           %7.1f MB/s (median), %.2f M records/s"
               % (size / statistics.median(tb) / 1e6, n / statistics.median(tb) / 1e6))
         print("  armprof.decode / armprof-decode --quiet rate: %s   (target >= 0.5x): %s"
               % (spread(ratio), "met" if statistics.median(ratio) >= 0.5 else "NOT met"))
+        print("  the same in CPU time (less noisy on a shared machine): %s" % spread([x / y for x, y in cpu]))
 
         csv = os.path.join(d, "dump.csv")
         with open(csv, "w") as f:

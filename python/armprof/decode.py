@@ -57,13 +57,25 @@ def _sat_label(bits):
 
 def _categorical(keys, absent, label):
     """A Categorical of label(key) per element (a Python call per distinct key, not per record);
-    NA where absent (a boolean array, or None) or where label gives None."""
-    codes, uniques = pd.factorize(keys, sort=True)
+    NA where absent (a boolean array, or None) or where label gives None. Small unsigned keys
+    (8 or 16 bits) go through a table indexed by the key, others through a hash table."""
+    if keys.dtype.itemsize <= 2:
+        present = np.flatnonzero(np.bincount(keys, minlength=1))
+        uniques, codes = present, None
+    else:
+        codes, uniques = pd.factorize(keys, sort=False)
     labels = [label(u) for u in uniques]
     cats = list(dict.fromkeys(lb for lb in labels if lb is not None))
     pos = {c: i for i, c in enumerate(cats)}
-    lut = np.array([pos[lb] if lb is not None else -1 for lb in labels] or [-1], dtype=np.int32)
-    out = lut[codes] if len(codes) else np.empty(0, dtype=np.int32)
+    if codes is None:
+        lut = np.full(1 << (8 * keys.dtype.itemsize), -1, dtype=np.int8 if len(cats) < 127 else np.int32)
+        for u, lb in zip(uniques, labels):
+            lut[u] = pos[lb] if lb is not None else -1
+        out = lut[keys]
+    else:
+        lut = np.array([pos[lb] if lb is not None else -1 for lb in labels] or [-1],
+                       dtype=np.int8 if len(cats) < 127 else np.int32)
+        out = lut[codes] if len(codes) else np.empty(0, dtype=lut.dtype)
     if absent is not None:
         out[absent] = -1
     return pd.Categorical.from_codes(out, categories=cats)
@@ -120,16 +132,28 @@ def decode(source, *, lenient=False, max_size=0, base=0, count_bits=12):
         raise_ape(err[0])
     c = cols[0]
     u8, u16, u32, u64 = np.uint8, np.uint16, np.uint32, np.uint64
-    have = _take(c.have, n, u32)
-    absent = {}
+    _take(c.have, n, u32)   # the same as the masks below; freed with its array
+    absent = [_take(c.absent[b], n, np.bool_) for b in range(lib.APE_PARTS)]
 
     def missing(flag):
-        if flag not in absent:
-            absent[flag] = (have & flag) == 0
-        return absent[flag]
+        return absent[flag.bit_length() - 1]
+
+    given = set()
+
+    def mask(flag):
+        """The flag's absence mask for one column: each column owns its mask (pandas writes into
+        it on assignment), so columns after the first of a flag get a copy."""
+        m = missing(flag)
+        if flag in given:
+            return m.copy()
+        given.add(flag)
+        return m
 
     def opt(ptr, dtype, flag):
-        return pd.arrays.IntegerArray(_take(ptr, n, dtype), missing(flag).copy())
+        return pd.arrays.IntegerArray(_take(ptr, n, dtype), mask(flag))
+
+    def opt_arr(values, flag):
+        return pd.arrays.IntegerArray(values, mask(flag))
 
     R = lib
     op_class = _take(c.op_class, n, u8)
@@ -143,21 +167,23 @@ def decode(source, *, lenient=False, max_size=0, base=0, count_bits=12):
            | (((lat_issue == cmax) & ~missing(R.SPE_R_ISSUE_LAT)).astype(u8) << 1)
            | (((lat_xlat == cmax) & ~missing(R.SPE_R_XLAT_LAT)).astype(u8) << 2))
     no_op = missing(R.SPE_R_OPTYPE)
+    op_codes = np.minimum(op_class, 3).astype(np.int8)
+    op_codes[no_op] = -1
     data = {
         "offset": _take(c.offset, n, u64),
         "size": _take(c.size, n, u32),
         "pc": opt(c.pc, u64, R.SPE_R_PC),
         "el": opt(c.el, u8, R.SPE_R_PC),
         "ns": opt(c.ns, u8, R.SPE_R_PC),
-        "op": pd.Categorical.from_codes(np.where(no_op, -1, np.minimum(op_class, 3)).astype(np.int8),
-                                        categories=_class_names()),
-        "subclass": pd.arrays.IntegerArray(op_sub, no_op.copy()),
+        "op": pd.Categorical.from_codes(op_codes, categories=_class_names()),
+        "subclass": opt_arr(op_sub, R.SPE_R_OPTYPE),
         "op_desc": _categorical(op_class.astype(np.uint16) << 8 | op_sub, no_op, _op_desc),
-        "events": pd.arrays.IntegerArray(events, missing(R.SPE_R_EVENTS).copy()),
-        "event_names": _categorical(events, missing(R.SPE_R_EVENTS), _events_label),
-        "lat_total": pd.arrays.IntegerArray(lat_total, missing(R.SPE_R_TOTAL_LAT).copy()),
-        "lat_issue": pd.arrays.IntegerArray(lat_issue, missing(R.SPE_R_ISSUE_LAT).copy()),
-        "lat_xlat": pd.arrays.IntegerArray(lat_xlat, missing(R.SPE_R_XLAT_LAT).copy()),
+        "events": opt_arr(events, R.SPE_R_EVENTS),
+        "event_names": _categorical(events.astype(np.uint16) if n and int(events.max()) < 1 << 16 else events,
+                                    missing(R.SPE_R_EVENTS), _events_label),
+        "lat_total": opt_arr(lat_total, R.SPE_R_TOTAL_LAT),
+        "lat_issue": opt_arr(lat_issue, R.SPE_R_ISSUE_LAT),
+        "lat_xlat": opt_arr(lat_xlat, R.SPE_R_XLAT_LAT),
         "saturated": _categorical(sat, None, _sat_label),
         "target": opt(c.target, u64, R.SPE_R_TARGET),
         "target_el": opt(c.target_el, u8, R.SPE_R_TARGET),

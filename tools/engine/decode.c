@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* decode.c: ape_decode(): libarmprof's SPE decoder over a buffer, each record's fields into column arrays (the Python package's DataFrame). */
+#define _DEFAULT_SOURCE /* madvise */
 #include "armprof/engine.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +45,9 @@ static void store(const ape_columns *c, size_t i, const spe_decoded *d)
     PUT(data_source, h & SPE_R_DATA_SOURCE ? r->data_source : 0);
     PUT(ts, h & SPE_R_TIMESTAMP ? r->timestamp : 0);
     PUT(ignored_packets, d->n_ignored);
+    for (int b = 0; b < APE_PARTS; b++)
+        if (c->absent[b])
+            c->absent[b][i] = !((h >> b) & 1);
 }
 
 int64_t ape_decode(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
@@ -103,8 +109,24 @@ static void free_cols(ape_columns *c)
 {
 #define F(f) free(c->f), c->f = NULL;
     COLS(F)
+    for (int b = 0; b < APE_PARTS; b++)
+        F(absent[b])
 #undef F
     c->cap = 0;
+}
+
+/* Large columns in transparent huge pages where the system offers them on request: a column is
+ * written once, front to back, and first touches of 4 KiB pages cost as much as the decoding. */
+static void huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+    if (bytes >= (4u << 20) && e > a)
+        madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }
 
 /* Every column (re)allocated to cap elements; -1 when out of memory (the old ones stay). */
@@ -116,11 +138,47 @@ static int grow(ape_columns *c, size_t cap)
         if (!p)                                                                                                       \
             return -1;                                                                                                \
         c->f = p;                                                                                                     \
+        huge(p, cap * sizeof(*c->f));                                                                                 \
     }
     COLS(G)
+    for (int b = 0; b < APE_PARTS; b++)
+        G(absent[b])
 #undef G
     c->cap = cap;
     return 0;
+}
+
+/* store() for columns that are all there: the decoder hands out each record zeroed
+ * (spe_decoder_next), so a field the record lacks is 0 without a test. */
+static void store_all(const ape_columns *c, size_t i, const spe_decoded *d)
+{
+    const spe_record *r = &d->rec;
+    c->offset[i] = d->offset;
+    c->size[i] = (uint32_t)d->size;
+    c->have[i] = d->have;
+    c->pc[i] = r->pc;
+    c->el[i] = r->pc_el;
+    c->ns[i] = r->pc_ns;
+    c->op_class[i] = r->op_class;
+    c->op_subclass[i] = r->op_subclass;
+    c->events[i] = r->events;
+    c->lat_total[i] = r->total_lat;
+    c->lat_issue[i] = r->issue_lat;
+    c->lat_xlat[i] = r->xlat_lat;
+    c->target[i] = r->target;
+    c->target_el[i] = r->target_el;
+    c->target_ns[i] = r->target_ns;
+    c->va[i] = r->data_va;
+    c->va_tag[i] = r->data_va_tag;
+    c->pa[i] = r->data_pa;
+    c->pa_ns[i] = r->data_pa_ns;
+    c->contextidr_el1[i] = r->context_el1;
+    c->contextidr_el2[i] = r->context_el2;
+    c->data_source[i] = r->data_source;
+    c->ts[i] = r->timestamp;
+    c->ignored_packets[i] = d->n_ignored;
+    for (int b = 0; b < APE_PARTS; b++)
+        c->absent[b][i] = !((d->have >> b) & 1);
 }
 
 int64_t ape_decode_alloc(const void *buf, size_t len, const ape_decode_opts *o, ape_columns *cols, uint64_t *errors,
@@ -169,7 +227,7 @@ int64_t ape_decode_alloc(const void *buf, size_t len, const ape_decode_opts *o, 
             }
             if (n == cols->cap && grow(cols, cols->cap * 2))
                 goto nomem;
-            store(cols, n++, &r);
+            store_all(cols, n++, &r);
         }
         if (errors)
             *errors = d.n_errors;

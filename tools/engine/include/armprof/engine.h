@@ -161,7 +161,11 @@ typedef struct ape_columns {
     uint16_t *data_source;
     uint64_t *ts;
     uint16_t *ignored_packets;
+    /* absent[b][i] is 1 when record i lacks part b (SPE_R_* == 1 << b, b < APE_PARTS): a mask
+     * per part, so that a front end need not compute them from `have`. */
+    uint8_t *absent[13];
 } ape_columns;
+#define APE_PARTS 13
 
 typedef struct ape_decode_opts {
     uint8_t max_size;           /* PMSIDR_EL1.MaxSize to check record lengths against (0: none) */
