@@ -8,7 +8,8 @@ import cffi
 
 CDEF = r"""
 /* armprof/armprof.h */
-typedef enum armprof_err { ARMPROF_OK = 0, ... } armprof_err;
+typedef enum armprof_err { ARMPROF_OK, ARMPROF_ERR_INVAL, ARMPROF_ERR_NOMEM, ARMPROF_ERR_NOREG, ARMPROF_ERR_UNDEFINED,
+    ARMPROF_ERR_TRAP_EL2, ARMPROF_ERR_TRAP_EL3, ARMPROF_ERR_READONLY, ... } armprof_err;
 const char *armprof_strerror(armprof_err err);
 const char *armprof_version(void);
 typedef struct armprof_pe_ctx { uint8_t el; uint64_t contextidr_el1; bool timer_enabled; ...; } armprof_pe_ctx;

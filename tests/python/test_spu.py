@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 import armprof
+from armprof._lib import lib, text
 from test_decode import feed, program
 
 
@@ -56,8 +57,9 @@ def test_spu_errors_carry_the_c_text():
         armprof.Spu({"fifo": 1})
     spu = armprof.Spu()
     with pytest.raises(armprof.Error) as e:
-        spu.write_reg("PMSIDR_EL1", 0)   # an ID register
-    assert "PMSIDR_EL1" in str(e.value) and "read" in str(e.value).lower()
+        spu.write_reg("PMSIDR_EL1", 0)   # an ID register: no MSR form
+    assert "PMSIDR_EL1" in str(e.value) and e.value.code == lib.ARMPROF_ERR_UNDEFINED
+    assert str(e.value).endswith(text(lib.armprof_strerror(e.value.code)))
     with pytest.raises(armprof.Error, match="no register 'PMXYZ'"):
         spu.read_reg("PMXYZ")
     el0 = armprof.Spu(el=0)
