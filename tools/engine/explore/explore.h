@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* explore.h: armprof-explore's library: sweep files, sweep points, the parallel runner, tables and plots. */
+/* explore.h: the sweep engine (armprof-explore, bench-explore, the Python package through armprof/engine.h): sweep files, sweep points, the parallel runner, tables and plots. */
 #ifndef ARMPROF_EXPLORE_H
 #define ARMPROF_EXPLORE_H
 
