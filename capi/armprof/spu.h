@@ -267,12 +267,11 @@ bool spu_drain_ready(const spu_t *spu);
  * CSYNC, DSB, as Linux's arm_spe_pmu does it, the host reads in PMBPTR_EL1 the address after
  * the last record written; spu_stats.inflight_now and fifo_bytes_now are 0 and every sampled
  * operation is written, discarded or filtered out (spu_stats: feed = filtered_out +
- * records_written + records_discarded).
- * Two cases leave work: a memory port that answered ARMPROF_MEM_PENDING (a pending write and
+ * records_written + records_discarded, less operations a warm reset dropped in flight).
+ * One case leaves work: a memory port that answered ARMPROF_MEM_PENDING (a pending write and
  * what waits behind it stay, spu_writes_outstanding() > 0: the PE's DSB waits for them, so the
- * host answers them with spu_mem_complete() and calls spu_psb_csync() again); and an external
- * sampler, whose FIFO takes the records of operations in flight at their own completion (step
- * 1 does not apply). Synchronous answers with a latency take effect at once. */
+ * host answers them with spu_mem_complete() and calls spu_psb_csync() again). Synchronous
+ * answers with a latency take effect at once. The same holds with an external sampler. */
 void spu_psb_csync(spu_t *spu);
 
 /* ----- Observation ---------------------------------------------------------------------------- */

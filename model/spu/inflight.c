@@ -42,8 +42,11 @@ void spu_complete_inflight(spu_t *spu)
         spu_slot *s = slot_at(spu, k);
         if (s->completed)
             continue;
+        uint64_t due = s->complete_at;
         s->complete_at = spu->now;
         complete_slot(spu, s);
+        if (spu->ext)
+            spu_ext_early(spu, due, s->collect ? s->len : 0);
     }
     spu->next_complete = UINT64_MAX;
 }

@@ -300,6 +300,9 @@ void spu_writer_failed(spu_t *spu, const spu_wr *e);
 
 /* spu_ext.c */
 void spu_ext_accept(spu_t *spu);
+/* PSB CSYNC completed a sampled operation due at `due` whose record (len bytes) the sampler
+ * takes into its FIFO at that time. */
+void spu_ext_early(spu_t *spu, uint64_t due, uint32_t len);
 
 /* ---- Small and hot: inline in every file that uses them ---- */
 
