@@ -477,6 +477,12 @@ int sc_main(int argc, char **argv)
             }
         });
     mkdir(out.c_str(), 0777);
+    // A summary of an earlier run would otherwise stand beside dumps this run could not finish.
+    const std::string jpath = out + "/summary.json";
+    if (unlink(jpath.c_str()) != 0 && errno != ENOENT) {
+        std::fprintf(stderr, "armprof-vp: cannot replace %s: %s\n", jpath.c_str(), std::strerror(errno));
+        return 1;
+    }
     DumpFiles dumps;
     if (!dumps.open(out, p.pes(), p.has_trbe())) {
         std::fprintf(stderr, "armprof-vp: %s\n", dumps.error().c_str());
@@ -566,7 +572,6 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(sm, "faults", (double)ss.faults);
     cJSON_AddNumberToObject(sm, "dmi_grants", (double)ss.dmi_grants);
     char *js = cJSON_Print(root);
-    std::string jpath = out + "/summary.json";
     bool ok = write_file(jpath, js, std::strlen(js));
     cJSON_free(js);
     cJSON_Delete(root);
