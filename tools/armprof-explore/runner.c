@@ -33,6 +33,7 @@ typedef struct pool {
     double t0, last_draw;
     bool tty;
     int last_decile;
+    int state_errno;        /* the first write error of the state file (0: none) */
     char first_err[512];
 } pool;
 
@@ -130,11 +131,9 @@ static void *worker(void *arg)
             pl->have[i] = true;
             /* One whole line per point, flushed at once: an interrupted sweep loses at most the
              * points still running. */
-            if (line) {
-                fputs(line, pl->state);
-                fputc('\n', pl->state);
-                fflush(pl->state);
-            }
+            if (line && (fputs(line, pl->state) < 0 || fputc('\n', pl->state) == EOF || fflush(pl->state) != 0) &&
+                !pl->state_errno)
+                pl->state_errno = errno ? errno : EIO;
         } else if (pl->ro->stop && *pl->ro->stop) {
             /* interrupted (a child process gets the signal too): not finished, not failed */
             pthread_mutex_unlock(&pl->mu);
@@ -386,8 +385,13 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
         pthread_mutex_unlock(&pl.mu);
     }
     pthread_mutex_destroy(&pl.mu);
-    fclose(state);
+    if (fclose(state) != 0 && !pl.state_errno)
+        pl.state_errno = errno ? errno : EIO;
     state = NULL;
+    if (pl.state_errno) { /* the results are here, but a resumed sweep would not find them */
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(pl.state_errno));
+        goto out;
+    }
     st->ran = pl.finished - pl.failed;
     st->failed = pl.failed;
     st->interrupted = pl.finished < pl.ntodo;
