@@ -110,6 +110,13 @@ printf '\001\002\377garbage\n' > garbage.yaml
 out=$(timeout 60 "$vp" garbage.yaml --check 2>&1); st=$?
 check garbage 2 '^armprof-vp: garbage.yaml:1:1: not YAML or JSON' "$out" $st
 
+# A trace that is not text: its bytes shown escaped, with the trace's file and line.
+printf '\377\001junk other 0 1 1\n' > junk.trc
+scen trace_garbage 2 "^armprof-vp: workload.trace: junk.trc:1: PC: not an unsigned number: '\\\\xff\\\\x01junk'$" \
+    'workload:\n  trace: junk.trc\n'
+scen trace_missing 2 "^armprof-vp: trace_missing.yaml:2:10: workload.trace: nosuch.trc: No such file or directory$" \
+    'workload:\n  trace: nosuch.trc\n'
+
 # The file: missing, a folder, unreadable: the reason once, and nothing from the parser.
 out=$(timeout 60 "$vp" missing.yaml 2>&1); st=$?
 check missing_file 2 '^armprof-vp: missing.yaml: No such file or directory$' "$out" $st
