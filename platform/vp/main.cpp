@@ -147,9 +147,6 @@ void catch_stop_signals()
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
-    // Past a file-size limit a write fails with EFBIG (said, with the file) instead of SIGXFSZ
-    // ending the process.
-    std::signal(SIGXFSZ, SIG_IGN);
 }
 
 // The dump files, written as the drivers consume their buffers (nothing is held in memory):
@@ -344,6 +341,9 @@ int sc_main(int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
+    // Past a file-size limit a write fails with EFBIG (said, with the file) instead of SIGXFSZ
+    // ending the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     Scenario sc;
     std::string out = "out", file, trace_out;
     bool vcd = false, quiet = false, check = false;

@@ -163,6 +163,8 @@ out=$("$vp" --quiet --ops 20000 --out sfull 2>&1 >/dev/null); st=$?
 check summary_dir 1 '^armprof-vp: cannot replace sfull/summary.json: Is a directory$' "$out" $st
 out=$("$vp" --quiet --ops 2000 --write-trace /dev/full 2>&1); st=$?
 check trace_full 1 '^armprof-vp: error writing /dev/full: No space left on device$' "$out" $st
+out=$(bash -c 'ulimit -f 8; exec "$0" --ops 200000 --write-trace fsize.trc' "$vp" 2>&1); st=$?
+check trace_fsize 1 '^armprof-vp: error writing fsize.trc: File too large$' "$out" $st
 
 echo "vp_bad_input: $n cases, $fails failed"
 [ "$fails" -eq 0 ]
