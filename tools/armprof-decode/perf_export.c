@@ -415,10 +415,14 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         return -1;
     }
     int bad = fwrite(b.p, 1, b.n, f) != b.n;
-    bad |= fclose(f) != 0;
+    int e = bad ? errno : 0;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
     free(b.p);
     if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e ? e : EIO));
         return -1;
     }
     return 0;

@@ -109,6 +109,20 @@ static int line_axis(const ex_sweep *sw, int *which)
     return -1;
 }
 
+/* Closes an output file: -1 with `err` naming dir/name and the reason when anything written to
+ * it was lost (a full file system, a file-size limit). */
+static int close_in(FILE *f, const char *dir, const char *name, char *err, size_t errlen)
+{
+    /* A failed write left its errno (nothing since has set it); fclose writes what is left, and
+     * fails again with the reason. */
+    int had = ferror(f) ? (errno ? errno : EIO) : 0;
+    int e = fclose(f) != 0 ? errno : had;
+    if (!e)
+        return 0;
+    snprintf(err, errlen, "cannot write %s%s%s: %s", dir ? dir : "", dir ? "/" : "", name, strerror(e));
+    return -1;
+}
+
 /* ----- CSV and JSON ------------------------------------------------------------------------ */
 
 static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path, char *err, size_t errlen)
@@ -144,11 +158,7 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
                 fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
         fputc('\n', f);
     }
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    return close_in(f, NULL, path, err, errlen);
 }
 
 static int write_json(const ex_sweep *sw, const ex_result *res, const char *path, const ex_reco *reco, int nreco,
@@ -223,13 +233,18 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
     cJSON_Delete(j);
     FILE *f = fopen(path, "w");
     int rc = 0;
-    if (!f || !text || fprintf(f, "%s\n", text) < 0)
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    else if (!text)
+        snprintf(err, errlen, "out of memory writing %s", path);
+    if (!f || !text)
         rc = -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
+    if (f) {
+        fprintf(f, "%s\n", text ? text : "");
+        if (close_in(f, NULL, path, err, errlen))
+            rc = -1;
+    }
     cJSON_free(text);
-    if (rc)
-        snprintf(err, errlen, "cannot write %s", path);
     return rc;
 }
 
@@ -365,6 +380,7 @@ static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen
     return f;
 }
 
+
 static void title_esc(char *out, size_t n, const char *in)
 {
     size_t k = 0;
@@ -409,7 +425,8 @@ static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char 
         }
         fprintf(d, "\n\n");
     }
-    fclose(d);
+    if (close_in(d, dir, "collisions_vs_fifo.dat", err, errlen))
+        return -1;
 
     FILE *p = open_in(dir, "collisions_vs_fifo.plt", err, errlen);
     if (!p)
@@ -439,7 +456,8 @@ static int plot_collisions(const ex_sweep *sw, const ex_result *res, const char 
         fprintf(p, "  'collisions_vs_fifo.dat' index %d using 1:2 with linespoints lw 2 pt 7 title '%s', \\\n", di, te);
     }
     fprintf(p, "  %g with lines ls 99 title 'target %g %%'\n", sw->max_collision_pct, sw->max_collision_pct);
-    fclose(p);
+    if (close_in(p, dir, "collisions_vs_fifo.plt", err, errlen))
+        return -1;
     gp_terms(gp, "collisions_vs_fifo", NULL, false);
     return 0;
 }
@@ -469,7 +487,8 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
         }
         fprintf(d, "\n");
     }
-    fclose(d);
+    if (close_in(d, dir, "lost_heatmap.dat", err, errlen))
+        return -1;
     FILE *p = open_in(dir, "lost_heatmap.plt", err, errlen);
     if (!p)
         return -1;
@@ -495,7 +514,8 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
             vmax > 0 ? vmax : 1);
     fprintf(p, "plot 'lost_heatmap.dat' using 1:2:3 with image, \\\n"
                "     '' using 1:2:(sprintf('%%.2g', $3)) with labels font 'Sans,10'\n");
-    fclose(p);
+    if (close_in(p, dir, "lost_heatmap.plt", err, errlen))
+        return -1;
     gp_terms(gp, "lost_heatmap", NULL, true);
     return 0;
 }
@@ -524,7 +544,8 @@ static int plot_trbe(const ex_sweep *sw, const ex_result *res, const char *dir, 
         }
         fprintf(d, "\n\n");
     }
-    fclose(d);
+    if (close_in(d, dir, "trbe_lost_vs_buffer.dat", err, errlen))
+        return -1;
     FILE *p = open_in(dir, "trbe_lost_vs_buffer.plt", err, errlen);
     if (!p)
         return -1;
@@ -548,7 +569,8 @@ static int plot_trbe(const ex_sweep *sw, const ex_result *res, const char *dir, 
                 te);
     }
     fprintf(p, "  %g with lines ls 99 title 'target %g %%'\n", sw->max_lost_pct, sw->max_lost_pct);
-    fclose(p);
+    if (close_in(p, dir, "trbe_lost_vs_buffer.plt", err, errlen))
+        return -1;
     gp_terms(gp, "trbe_lost_vs_buffer", NULL, false);
     return 0;
 }
@@ -611,7 +633,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
                     sw->model == EX_MODEL_PLATFORM ? "platform" : "C-level");
             for (int i = 0; i < nreco; i++)
                 fprintf(f, "%s\n", reco[i].text);
-            fclose(f);
+            if (close_in(f, NULL, path, err, errlen))
+                rc = -1;
         }
     }
     if (!rc && plots) {
@@ -640,8 +663,10 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             else
                 rc = -1;
         }
-        if (gp)
-            fclose(gp);
+        if (gp && rc)
+            fclose(gp); /* the first error is the one said */
+        else if (gp && close_in(gp, outdir, "plots.gp", err, errlen))
+            rc = -1;
         if (!rc && made) {
             *plotted = run_gnuplot(outdir);
             if (!*plotted && summary)

@@ -273,6 +273,10 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
     double fifo_sum = 0;
     bool first_event = false;
     while (done < o->ops) {
+        if (o->stop && *o->stop) {
+            r->interrupted = true;
+            break;
+        }
         if (c.irq && !first_event) {
             first_event = true;
             r->first_pmbsr = rd(spu, SPU_PMBSR_EL1);
