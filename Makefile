@@ -42,7 +42,8 @@ endif
 fuzz: build
 	@scripts/fuzz.sh $(BUILD)
 
-# The Debian package (CPack): $(BUILD)/armprof_<version>_<arch>.deb, `apt install ./$(BUILD)/armprof_*.deb`.
+# The Debian packages (CPack, cmake/ArmprofPackage.cmake): $(BUILD)/<package>_<version>_<arch>.deb,
+# `sudo apt install ./$(BUILD)/*.deb`.
 package: build
 	@cd $(BUILD) && cpack -G DEB
 

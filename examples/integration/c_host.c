@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* c_host.c: the SPU from a C host that is not SystemC (docs/integration.md, example 2); built and run as a test. */
+/* c_host.c: the SPU from a C host that is not SystemC (docs/integration.md, section 3); built and run as a test. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// sc_integration.cpp: the SPU module in someone else's SystemC platform (docs/integration.md, example 1); built and run as a test.
+// sc_integration.cpp: the SPU module in someone else's SystemC platform (docs/integration.md, section 1); built and run as a test.
 #include <cstdio>
 #include <cstring>
 
