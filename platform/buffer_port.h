@@ -24,8 +24,8 @@ bool same_regime(const armprof_regime &a, const armprof_regime &b);
 /*
  * How the memory system's timing reaches the unit (scenario key `timing`):
  *  - Off: functional; every write is answered at once with latency 0 (the timing is only
- *    accounted in the statistics). The default of a wrapper built by hand.
- *  - Lt: loosely timed; b_transport is called with the unit's local time offset (its model
+ *    accounted in the statistics).
+ *  - Lt: loosely timed (the default, of the scenario and of SpuModule / TrbuModule); b_transport is called with the unit's local time offset (its model
  *    time minus sc_time_stamp()) and the delay it adds (bus queueing and transfer, SMMU
  *    descriptor reads over the bus, the target's latency) becomes armprof_mem_result.latency in
  *    unit cycles (rounded up); a DMI write takes the DMI grant's write latency. Any TLM target
