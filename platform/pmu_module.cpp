@@ -32,7 +32,7 @@ armprof_err PmuModule::reg_read(uint32_t enc, uint64_t *val)
 {
     armprof_err e = pmu_reg_read(pmu_, enc, val);
     if (e != ARMPROF_OK)
-        report::refused_access(report::kPmu, name(), false, enc, e, pmu_get_pe_context(pmu_), access_rule(enc, e));
+        report::refused_access(report::kPmu, name(), false, enc, e, pmu_get_pe_context(pmu_), access_rule(enc, false, e));
     return e;
 }
 
@@ -40,7 +40,7 @@ armprof_err PmuModule::reg_write(uint32_t enc, uint64_t val)
 {
     armprof_err e = pmu_reg_write(pmu_, enc, val);
     if (e != ARMPROF_OK)
-        report::refused_access(report::kPmu, name(), true, enc, e, pmu_get_pe_context(pmu_), access_rule(enc, e));
+        report::refused_access(report::kPmu, name(), true, enc, e, pmu_get_pe_context(pmu_), access_rule(enc, true, e));
     if (sc_is_running())
         outputs_changed(); // a counter or what counts changed: the next overflow may be elsewhere
     return e;
@@ -48,7 +48,7 @@ armprof_err PmuModule::reg_write(uint32_t enc, uint64_t val)
 
 // The PMU's access rules (the pmu model's pmu_check) and the controls they read, for the report of
 // a refused access.
-std::string PmuModule::access_rule(uint32_t enc, armprof_err e) const
+std::string PmuModule::access_rule(uint32_t enc, bool write, armprof_err e) const
 {
     const armprof_pe_ctx &c = *pmu_get_pe_context(pmu_);
     const pmu_config &cfg = *pmu_get_config(pmu_);
@@ -60,8 +60,11 @@ std::string PmuModule::access_rule(uint32_t enc, armprof_err e) const
     if (e == ARMPROF_ERR_NOREG)
         return "the PMU has no register at this encoding in this configuration (PMICNTR_EL0 and PMICFILTR_EL0 need"
                " FEAT_PMUv3_ICNTR, PMSSCR_EL1, PMECR_EL1 and the *SVR_EL1 registers FEAT_PMUv3_SS)";
-    if (e == ARMPROF_ERR_READONLY)
-        return report::sysreg_name(enc) + " is read-only: MSR to it is UNDEFINED";
+    for (size_t i = 0; write && i < pmu_reg_count(pmu_); i++) {
+        pmu_reg_info in;
+        if (pmu_reg_info_at(pmu_, i, &in) == ARMPROF_OK && in.enc == enc && in.read_only)
+            return report::sysreg_name(enc) + " is read-only: MSR to it is UNDEFINED";
+    }
     return "the PMU's access rules (Arm ARM D24.5): PMEVCNTR<n>, PMEVTYPER<n>, PMEVCNTSVR<n> with n >= PMCR_EL0.N are"
            " UNDEFINED, and with n >= MDCR_EL2.HPMN (EL2's counters) UNDEFINED at EL1 and EL0; reads of PMSWINC_EL0"
            " are UNDEFINED; at EL0 the _EL1 registers are UNDEFINED and the _EL0 ones need PMUSERENR_EL0.EN, or"

@@ -37,7 +37,7 @@ armprof_err SpuModule::reg_read(uint32_t enc, uint64_t *val)
 {
     armprof_err e = spu_reg_read(spu_, enc, val);
     if (e != ARMPROF_OK)
-        report::refused_access(report::kSpu, name(), false, enc, e, spu_get_pe_context(spu_), access_rule(enc, e));
+        report::refused_access(report::kSpu, name(), false, enc, e, spu_get_pe_context(spu_), access_rule(enc, false, e));
     return e;
 }
 
@@ -47,13 +47,13 @@ armprof_err SpuModule::reg_write(uint32_t enc, uint64_t val)
     armprof_err e = spu_reg_write(spu_, enc, val);
     update_ptr_signal();
     if (e != ARMPROF_OK)
-        report::refused_access(report::kSpu, name(), true, enc, e, spu_get_pe_context(spu_), access_rule(enc, e));
+        report::refused_access(report::kSpu, name(), true, enc, e, spu_get_pe_context(spu_), access_rule(enc, true, e));
     return e;
 }
 
 // The access check of each SPE register (the spu model's check_* functions) and the controls it
 // reads, for the report of a refused access.
-std::string SpuModule::access_rule(uint32_t enc, armprof_err e) const
+std::string SpuModule::access_rule(uint32_t enc, bool write, armprof_err e) const
 {
     const armprof_pe_ctx &c = *spu_get_pe_context(spu_);
     const spu_config &cfg = *spu_get_config(spu_);
@@ -67,8 +67,11 @@ std::string SpuModule::access_rule(uint32_t enc, armprof_err e) const
     std::string reg = report::sysreg_name(enc);
     if (e == ARMPROF_ERR_NOREG)
         return "the SPU has no register at this encoding (TLM offset = encoding * 8; SYS_* in armprof/sysreg.h)";
-    if (e == ARMPROF_ERR_READONLY)
-        return reg + " is an ID register: MSR to it is UNDEFINED";
+    for (size_t i = 0; write && i < spu_reg_count(spu_); i++) {
+        spu_reg_info in;
+        if (spu_reg_info_at(spu_, i, &in) == ARMPROF_OK && in.enc == enc && in.read_only)
+            return reg + " is an ID register: MSR to it is UNDEFINED";
+    }
     if (enc == SPU_PMSNEVFR_EL1 && !cfg.feat_spev1p2)
         return "PMSNEVFR_EL1 exists with FEAT_SPEv1p2 only (spu_config.feat_spev1p2)";
     if (enc == SPU_PMBMAR_EL1 && !cfg.feat_spe_nvm)

@@ -82,7 +82,7 @@ private:
     uint64_t clock_next_event() const { return spu_cycles_to_next_event(spu_); }
     void on_irq_edge();
 
-    std::string access_rule(uint32_t enc, armprof_err e) const;
+    std::string access_rule(uint32_t enc, bool write, armprof_err e) const;
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     static void cb_cti(void *user, uint8_t trigger);

@@ -43,7 +43,7 @@ armprof_err TrbuModule::reg_read(uint32_t enc, uint64_t *val)
 {
     armprof_err e = trbu_reg_read(trbu_, enc, val);
     if (e != ARMPROF_OK)
-        report::refused_access(report::kTrbu, name(), false, enc, e, trbu_get_pe_context(trbu_), access_rule(enc, e));
+        report::refused_access(report::kTrbu, name(), false, enc, e, trbu_get_pe_context(trbu_), access_rule(enc, false, e));
     return e;
 }
 
@@ -53,13 +53,13 @@ armprof_err TrbuModule::reg_write(uint32_t enc, uint64_t val)
     armprof_err e = trbu_reg_write(trbu_, enc, val);
     update_ptr_signal();
     if (e != ARMPROF_OK)
-        report::refused_access(report::kTrbu, name(), true, enc, e, trbu_get_pe_context(trbu_), access_rule(enc, e));
+        report::refused_access(report::kTrbu, name(), true, enc, e, trbu_get_pe_context(trbu_), access_rule(enc, true, e));
     return e;
 }
 
 // The access checks of the TRB* registers (the trbu model's check_* functions) and the controls
 // they read, for the report of a refused access.
-std::string TrbuModule::access_rule(uint32_t enc, armprof_err e) const
+std::string TrbuModule::access_rule(uint32_t enc, bool write, armprof_err e) const
 {
     const armprof_pe_ctx &c = *trbu_get_pe_context(trbu_);
     char now[200];
@@ -71,8 +71,11 @@ std::string TrbuModule::access_rule(uint32_t enc, armprof_err e) const
     std::string reg = report::sysreg_name(enc);
     if (e == ARMPROF_ERR_NOREG)
         return "the TRBU has no register at this encoding (TLM offset = encoding * 8; SYS_* in armprof/sysreg.h)";
-    if (e == ARMPROF_ERR_READONLY)
-        return reg + " is an ID register: MSR to it is UNDEFINED";
+    for (size_t i = 0; write && i < trbu_reg_count(trbu_); i++) {
+        trbu_reg_info in;
+        if (trbu_reg_info_at(trbu_, i, &in) == ARMPROF_OK && in.enc == enc && in.read_only)
+            return reg + " is an ID register: MSR to it is UNDEFINED";
+    }
     if (enc == TRBU_TRBSR_EL2 || enc == TRBU_TRBSR_EL3 || enc == TRBU_TRBSR_EL12)
         return reg + " (FEAT_TRBE_EXC, trbu_config.feat_trbe_exc): TRBSR_EL2 from EL2 up, TRBSR_EL3 at EL3, TRBSR_EL12 from"
                      " EL2 with HCR_EL2.E2H=1 (at EL1 trapped to EL2 under HCR_EL2.NV); trapped to EL3 when"

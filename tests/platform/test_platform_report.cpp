@@ -231,6 +231,11 @@ void test_refused_access_reported(void **)
     n = seen.size();
     assert_int_equal(tlm_access(spu, ARMPROF_SYSREG(3, 0, 9, 10, 2), false), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     expect_refusal(n, "armprof/spu", {"MRS S3_0_C9_C10_2 at EL1", "no such register"});
+    // An ID register: MSR is UNDEFINED, and the report says why.
+    n = seen.size();
+    assert_int_equal(tlm_access(spu, SPU_PMSIDR_EL1, true, 0), tlm::TLM_COMMAND_ERROR_RESPONSE);
+    expect_refusal(n, "armprof/spu", {"MSR PMSIDR_EL1 at EL1 (Non-secure) refused: UNDEFINED",
+                                      "PMSIDR_EL1 is an ID register: MSR to it is UNDEFINED"});
     // Allowed: nothing.
     n = seen.size();
     assert_int_equal(tlm_access(spu, SPU_PMBPTR_EL1, true, 0x10000000), tlm::TLM_OK_RESPONSE);
