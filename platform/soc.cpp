@@ -2,6 +2,7 @@
 // soc.cpp: builds and runs the virtual platform of a scenario.
 #include "soc.h"
 #include "report.h"
+#include "armprof/sysreg.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -255,7 +256,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         // CollectTimeStamp(), seed 001 3.3.1); PMSCR_EL2.TS/CX/E2SPE stay 0. Then drop to EL1.
         ctx.el = 2;
         s.set_pe_context(ctx);
-        if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, AP_BIT(6) | AP_BIT(4)) != ARMPROF_OK)
+        if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, ap_field_prep(PMSCR_EL2_PCT, PMSCR_EL2_PCT_PHYS) | PMSCR_EL2_PA) != ARMPROF_OK)
             ARMPROF_REPORT_ERROR(report::kSoc, "PMSCR_EL2 write at EL2 refused");
         ctx.el = 1;
         s.set_pe_context(ctx);
