@@ -6,6 +6,8 @@
 #   libarmprof-dev                   C headers, libarmprof.so, libarmprof.a, armprof.pc, the CMake package (dev)
 #   libarmprof-systemc-dev           C++ headers, libarmprof-systemc.so, armprof-systemc.pc (systemc_dev)
 #   armprof                          the tools, their man pages, the docs and examples (tools)
+#   libarmprof-engine<SOVERSION>     libarmprof-engine.so.<SOVERSION>     (component engine)
+#   python3-armprof                  the Python package (python)
 #
 # Each is <name>_<version>_<arch>.deb in the build folder. The runtime packages are named after
 # their SONAMEs and activate the ldconfig trigger; every package carries the DEP-5 copyright file
@@ -87,7 +89,7 @@ armprof_deb_package(lib NAME libarmprof${ARMPROF_SOVERSION} SECTION libs SHARED_
   DESCRIPTION "models of the Arm SPE, TRBE and PMU-snapshot units (C library)" ${_ap_about} "."
   "This package contains the shared library libarmprof, the units' C API.")
 armprof_deb_package(dev NAME libarmprof-dev SECTION libdevel
-  DEPENDS "libarmprof${ARMPROF_SOVERSION} (= ${_ap_v})"
+  DEPENDS "libarmprof${ARMPROF_SOVERSION} (= ${_ap_v})" "libarmprof-engine${ARMPROF_SOVERSION} (= ${_ap_v})"
   SUGGESTS "armprof (= ${_ap_v})" "pkgconf | pkg-config" "cmake (>= 3.20)"
   DESCRIPTION "models of the Arm SPE, TRBE and PMU-snapshot units (development files)" ${_ap_about} "."
   "This package contains the C headers (armprof/spu.h, armprof/sysreg.h, ...),"
@@ -116,6 +118,25 @@ armprof_deb_package(tools NAME armprof SECTION devel
   "perf.data) and armprof-explore (buffer and FIFO sizing sweeps), with the"
   "documentation and the examples (among them the integration examples for"
   "libarmprof-dev).")
+
+if(TARGET armprof_engine)
+  armprof_deb_package(engine NAME libarmprof-engine${ARMPROF_SOVERSION} SECTION libs SHARED_LIBRARY
+    DEPENDS "libarmprof${ARMPROF_SOVERSION} (= ${_ap_v})"
+    DESCRIPTION "engine of the armprof run and sweep tools (C library)" ${_ap_about} "."
+    "This package contains the shared library libarmprof-engine: scenarios and"
+    "design-space sweeps over the C models, and decoding into columns"
+    "(armprof/engine.h), as the Python package uses them.")
+endif()
+armprof_deb_package(python NAME python3-armprof SECTION python
+  DEPENDS "libarmprof-engine${ARMPROF_SOVERSION} (= ${_ap_v})" "python3 (>= 3.9)" "python3-cffi-backend" "python3-numpy" "python3-pandas"
+  RECOMMENDS "python3-matplotlib" "python3-tqdm" "python3-yaml"
+  SUGGESTS "jupyter-nbconvert" "python3-ipykernel"
+  DESCRIPTION "armprof profiling-unit models for Python 3" ${_ap_about} "."
+  "This package contains the armprof Python package (import armprof): SPE"
+  "buffers decoded into pandas DataFrames, scenarios and design-space sweeps"
+  "over the C models and the SystemC platform, and a unit driven over the C"
+  "API, with libarmprof-engine, the engine behind armprof-run and"
+  "armprof-explore.")
 
 # Every install component is in a package.
 get_cmake_property(_ap_components COMPONENTS)
@@ -154,5 +175,4 @@ find_program(ARMPROF_DPKG_DEB dpkg-deb)
 set(CPACK_ARMPROF_DPKG_DEB "${ARMPROF_DPKG_DEB}")
 set(CPACK_POST_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/debian/drop-ldconfig-scripts.cmake)
 set(CPACK_SOURCE_IGNORE_FILES "/build/;/\\\\.git/")
-include(${CMAKE_CURRENT_LIST_DIR}/ArmprofPythonPackage.cmake)   # python3-armprof (install component python)
 include(CPack)

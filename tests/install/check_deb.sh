@@ -33,6 +33,14 @@ files[armprof]="usr/bin/armprof-run usr/bin/armprof-decode usr/bin/armprof-explo
   usr/share/doc/armprof/examples/integration/CMakeLists.txt usr/share/doc/armprof/examples/integration/Makefile
   usr/share/doc/armprof/examples/integration/foreign_soc.cpp"
 deps[armprof]="libc6 libstdc++6 libsystemc libcjson1 libfyaml0"
+# The Python layer (python/, left out with ARMPROF_WITHOUT=python): the engine library and the package.
+if compgen -G "$dir/python3-armprof_*.deb" >/dev/null; then
+  files[libarmprof-engine$sover]="$lib/libarmprof-engine.so.$version $lib/libarmprof-engine.so.$sover"
+  deps[libarmprof-engine$sover]="libarmprof$sover libc6"
+  files[libarmprof-dev]+=" $lib/libarmprof-engine.so usr/include/armprof/engine.h"
+  files[python3-armprof]="usr/lib/python3/dist-packages/armprof/__init__.py usr/lib/python3/dist-packages/armprof/decode.py"
+  deps[python3-armprof]="libarmprof-engine$sover python3 python3-numpy python3-pandas"
+fi
 
 all=$(mktemp "${TMPDIR:-/tmp}/armprof-deb-files.XXXXXX")
 trap 'rm -f "$all"' EXIT
@@ -56,7 +64,7 @@ for pkg in "${!files[@]}"; do
   dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./usr/||' >>"$all"
 done
 # The runtime library packages activate the ldconfig trigger and have no maintainer scripts.
-for pkg in libarmprof$sover libarmprof-systemc$sover; do
+for pkg in libarmprof$sover libarmprof-systemc$sover libarmprof-engine$sover; do
   deb=$dir/${pkg}_${version}_${arch}.deb
   [ -f "$deb" ] || continue
   [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./triggers 2>/dev/null)" = "activate-noawait ldconfig" ] ||
@@ -70,7 +78,7 @@ done
 dups=$(sort "$all" | uniq -d)
 [ -z "$dups" ] || fail "in two packages: $dups"
 installed=$(cd "$prefix" && find . ! -type d | sed 's|^\./||' | sort)
-packaged=$(grep -vE '^share/doc/[^/]+/changelog\.gz$|^share/doc/lib[^/]+/copyright$' "$all" | sort)
+packaged=$(grep -vE '^share/doc/[^/]+/changelog\.gz$|^share/doc/(lib|python3-)[^/]+/copyright$' "$all" | sort)
 if [ "$installed" != "$packaged" ]; then
   diff <(echo "$installed") <(echo "$packaged") | head -20 >&2
   fail "the packages do not hold what cmake --install installs (< installed only, > packaged only)"
