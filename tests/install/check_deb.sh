@@ -32,6 +32,8 @@ for f in \
   usr/bin/armprof-run usr/bin/armprof-decode usr/bin/armprof-explore usr/bin/armprof-vp \
   usr/share/man/man1/armprof-run.1 usr/share/man/man1/armprof-decode.1 \
   usr/share/man/man1/armprof-explore.1 usr/share/man/man1/armprof-vp.1 \
+  usr/lib/armprof/libarmprof-qemu.so usr/share/man/man7/armprof-qemu.7 \
+  usr/bin/armprof-cosim usr/share/man/man1/armprof-cosim.1 \
   usr/lib/cmake/armprof/armprofConfig.cmake usr/lib/cmake/armprof/armprofConfigVersion.cmake \
   usr/lib/cmake/armprof/armprofTargets.cmake usr/lib/cmake/armprof/armprofSystemcTargets.cmake \
   usr/lib/pkgconfig/armprof.pc usr/lib/pkgconfig/armprof-systemc.pc \
