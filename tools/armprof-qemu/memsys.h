@@ -72,7 +72,7 @@ typedef struct ms_port {
 } ms_port;
 
 typedef struct memsys {
-    /* what every access reads and writes, together */
+    /* what every access and block reads and writes, together */
     uint64_t stall;                      /* PE stall cycles so far */
     uint64_t last_line;                  /* line number + 1 of the previous access (0: none) */
     uint64_t last_page;                  /* page number + 1 of the previous access (0: none) */
@@ -80,19 +80,20 @@ typedef struct memsys {
     uint64_t reg_live;                   /* GPRs whose reg_ready a load has set (bit 32: none) */
     uint32_t l1d_lat, tlb_lat;           /* = cfg's */
     uint64_t accesses;                   /* data accesses */
+    uint8_t *bp_ctr;                     /* 2-bit saturating counters, >= 2 predicts taken */
+    uint64_t *btb;                       /* last target of indirect branches */
+    uint64_t branches, mispredicts;
+    uint32_t bp_mask;
     ms_cache l1d;
     uint64_t reg_ready[33];              /* cycle each GPR's loaded value arrives ([31] stays 0,
                                             [32] absorbs writes to MEMSYS_DST_NONE) */
     /* the rest */
     memsys_config cfg;
     ms_cache l2, llc, tlb;
-    uint8_t *bp_ctr;                     /* 2-bit saturating counters, >= 2 predicts taken */
-    uint64_t *btb;                       /* last target of indirect branches */
-    uint32_t bp_mask;
     ms_port l2_port, llc_port, dram_port;
     uint64_t mshr_done[MEMSYS_MAX_MSHRS];/* completion cycle of each MSHR's miss (free once past) */
     /* statistics */
-    uint64_t l1_miss, l2_miss, llc_miss, tlb_miss, branches, mispredicts;
+    uint64_t l1_miss, l2_miss, llc_miss, tlb_miss;
     uint64_t mshr_stall;                 /* stall cycles waiting for an MSHR (the rest of `stall`
                                             waited for address registers) */
     uint64_t queue_cycles;               /* cycles misses waited for a level's bandwidth */
@@ -160,18 +161,6 @@ static inline int ms_find(const ms_cache *k, uint8_t *set, uint64_t tag)
     return (int)h - 1;
 }
 
-/* ms_find() inline for a 4-way cache (L1D's default); -2 for any other (not looked up). */
-static inline int ms_find4(const ms_cache *k, uint8_t *set, uint64_t tag)
-{
-    if (k->ways != 4)
-        return -2;
-    const uint64_t *tags = ms_tags(k, set);
-    uint32_t h = 0;
-    for (uint32_t w = 0; w < 4; w++)
-        h |= (uint32_t)(tags[w] == tag) * (w + 1);
-    return (int)h - 1;
-}
-
 /* The set of line (or page) `tag` (its number + 1). */
 static inline uint8_t *ms_set(const ms_cache *k, uint64_t tag)
 {
@@ -233,7 +222,7 @@ uint64_t memsys_access_rest(memsys *m, uint64_t va, uint32_t dst, uint64_t t0, u
 memsys_access memsys_access_data(memsys *m, const memsys_req *q);
 
 /* The same access when nobody reads its detail: the common case, an L1D hit in the page of the
- * previous access, is inline; anything else goes to memsys_access_rest(). */
+ * previous access with a 4-way L1D, is inline; anything else goes to memsys_access_rest(). */
 static inline void memsys_access_quiet(memsys *m, const memsys_req *q)
 {
     m->accesses++;
@@ -242,16 +231,24 @@ static inline void memsys_access_quiet(memsys *m, const memsys_req *q)
     uint64_t t = ms_max(t0, ms_max(m->reg_ready[q->addr_reg[0]], m->reg_ready[q->addr_reg[1]]));
     uint64_t line = (q->va >> m->l1d.shift) + 1;
     if (line != m->last_line) {
-        uint8_t *set = ms_set(&m->l1d, line);
-        int w;
-        if ((q->va >> 12) + 1 != m->last_page || (w = ms_find4(&m->l1d, set, line)) < 0) {
+        if ((q->va >> 12) + 1 != m->last_page || m->l1d.ways != 4) {
+            memsys_access_rest(m, q->va, (uint32_t)q->dst_reg[0] | (uint32_t)q->dst_reg[1] << 8, t0, t, NULL);
+            return;
+        }
+        /* 4 ways: tags at +0, used at +32, ready at +48 of the 64-byte set */
+        uint8_t *set = m->l1d.mem + (((line - 1) & m->l1d.set_mask) << 6);
+        const uint64_t *tags = (const uint64_t *)set;
+        unsigned w = 0;
+        while (w < 4 && tags[w] != line)
+            w++;
+        if (w == 4) {
             memsys_access_rest(m, q->va, (uint32_t)q->dst_reg[0] | (uint32_t)q->dst_reg[1] << 8, t0, t, NULL);
             return;
         }
         /* an L1D hit in the previous access's page (a TLB hit, most recently used already) */
-        ms_used(&m->l1d, set)[w] = (uint32_t)t;
+        ((uint32_t *)(set + 32))[w] = (uint32_t)t;
         m->last_line = line;
-        m->last_ready = &ms_ready(&m->l1d, set)[w];
+        m->last_ready = (uint32_t *)(set + 48) + w;
     }
     /* else the previous access's line: most recently used in L1D and its page in the TLB, so
      * the lookups would change nothing */
@@ -269,10 +266,11 @@ static inline uint32_t memsys_bp_index(const memsys *m, uint64_t pc) { return (u
  * was wrong, then trains it (2-bit saturating counters). */
 static inline bool memsys_branch_cond_at(memsys *m, uint32_t i, bool taken)
 {
+    static const uint8_t next[2][4] = { { 0, 0, 1, 2 }, { 1, 2, 3, 3 } };   /* [taken][counter] */
     uint8_t *ctr = &m->bp_ctr[i];
     uint8_t v = *ctr;
-    bool wrong = (v >= 2) != taken;
-    *ctr = taken ? (uint8_t)(v + (v < 3)) : (uint8_t)(v - (v > 0));
+    bool wrong = (v >> 1) != taken;
+    *ctr = next[taken][v];
     m->branches++;
     m->mispredicts += wrong;
     return wrong;
