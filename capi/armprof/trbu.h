@@ -133,9 +133,14 @@ const trbu_config *trbu_get_config(const trbu_t *t);
 armprof_err trbu_set_pe_context(trbu_t *t, const armprof_pe_ctx *ctx);
 const armprof_pe_ctx *trbu_get_pe_context(const trbu_t *t);
 
-/* MRS / MSR from the current PE context, with the access checks (UNDEFINED / traps). */
+/* MRS / MSR from the current PE context, with the access checks (UNDEFINED / traps / NV2
+ * redirection). An MSR to the read-only TRBIDR_EL1 is ARMPROF_ERR_UNDEFINED (no MSR form). */
 armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val);
 armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val);
+/* The access checks alone: exactly what trbu_reg_read() (is_write false) or trbu_reg_write()
+ * (is_write true) would return from the current PE context, other than for a NULL val, with
+ * no effect (for a host that raises the exception before the access, QEMU's accessfn). */
+armprof_err trbu_reg_check(const trbu_t *t, uint32_t enc, bool is_write);
 /* Debugger / test view: the stored value with no access check and no side effect. */
 armprof_err trbu_reg_peek(const trbu_t *t, uint32_t enc, uint64_t *val);
 

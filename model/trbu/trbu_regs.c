@@ -241,6 +241,13 @@ static uint32_t redirect(const trbu_t *t, uint32_t enc)
     return enc;
 }
 
+armprof_err trbu_reg_check(const trbu_t *t, uint32_t enc, bool is_write)
+{
+    if (!t)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_check(&t->rf, redirect(t, enc), is_write);
+}
+
 armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val)
 {
     if (!t)
