@@ -18,7 +18,10 @@ PKGS=(build-essential cmake pkg-config
       help2man abigail-tools dpkg-dev binutils    # packaging: man pages, ABI baseline, .deb
       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
       slurm-wlm munge
-      hyperfine)
+      hyperfine
+      # the Python package (python/): Debian's python3 and its modules, nothing from PyPI
+      python3 python3-dev python3-cffi python3-numpy python3-pandas python3-matplotlib python3-tqdm
+      python3-pytest jupyter-nbconvert python3-nbformat python3-ipykernel)
 
 missing=()
 for p in "${PKGS[@]}"; do

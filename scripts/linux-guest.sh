@@ -7,7 +7,7 @@
 #
 # The result lands in a cache folder keyed by the packages' versions and this script's content
 # ($ARMPROF_CACHE, default ~/.cache/armprof): guest-<key>/{Image, base.cpio, kernel-release,
-# manifest.txt}. A folder that is complete is reused. Needs the arm64 architecture in dpkg and apt
+# manifest.txt, kbuild/} (kbuild: the kernel's headers and kbuild tools, for test modules). A folder that is complete is reused. Needs the arm64 architecture in dpkg and apt
 # lists for it (scripts/install-deps.sh --linux sets both up); nothing is installed on the host.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +34,10 @@ kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null | sed -n 's/^ *Depe
 [ -n "$kpkg" ] || die "no linux-image-arm64:arm64 in the apt lists: run scripts/install-deps.sh --linux"
 krel=${kpkg#linux-image-}
 top=(busybox-static linux-perf)
+# The kernel's headers and the host's (amd64) kbuild tools, to build test modules for this kernel.
+hdrs=("linux-headers-$krel" "linux-headers-${krel%-arm64}-common")
+kbuild_pkg=$(apt-cache depends "linux-headers-$krel:arm64" 2>/dev/null | sed -n 's/^ *Depends: \(linux-kbuild-[0-9.]*\).*/\1/p' | head -1)
+[ -n "$kbuild_pkg" ] || die "no linux-headers-$krel:arm64 in the apt lists"
 # Libraries: every lib* package in linux-perf's dependency closure (only the files perf needs are kept).
 mapfile -t libs < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
                       --no-replaces --no-enhances --no-pre-depends linux-perf:arm64 2>/dev/null \
@@ -46,6 +50,8 @@ manifest=$(apt-cache policy "${pkgs[@]/%/:arm64}" 2>/dev/null \
 for p in "${pkgs[@]}"; do
   grep -q "^$p:arm64 [^(]" <<<"$manifest" || die "$p:arm64 is not in the apt lists"
 done
+manifest+=$'\n'$(apt-cache policy "${hdrs[0]}:arm64" "${hdrs[1]}" "$kbuild_pkg:amd64" 2>/dev/null \
+           | awk '/^[^ ].*:$/ { p = substr($0, 1, length($0) - 1) } /^ *Candidate:/ { print p, $2 }')
 key=$( { printf '%s' "$manifest"; cat "$0"; } | sha256sum | cut -c1-16)
 out=$cache/guest-$key
 if [ -f "$out/complete" ]; then
@@ -60,6 +66,13 @@ mkdir -p "$work/debs" "$work/x" "$work/root"
 ( cd "$work/debs" && apt-get download -q "${pkgs[@]/%/:arm64}" >/dev/null 2>"$work/apt.err" ) \
   || { cat "$work/apt.err" >&2; die "apt-get download failed"; }
 for d in "$work"/debs/*.deb; do dpkg-deb -x "$d" "$work/x"; done
+mkdir -p "$work/kdebs" "$work/kbuild"
+( cd "$work/kdebs" && apt-get download -q "${hdrs[0]}:arm64" "${hdrs[1]}" "$kbuild_pkg:amd64" >/dev/null 2>"$work/apt.err" ) \
+  || { cat "$work/apt.err" >&2; die "apt-get download of the kernel headers failed"; }
+for d in "$work"/kdebs/*.deb; do dpkg-deb -x "$d" "$work/kbuild"; done
+# The arm64 headers include the common ones by absolute path: point it into this folder.
+kb_top=$work/kbuild/usr/src/linux-headers-$krel
+sed -i "s|include /usr/src/|include \$(dir \$(realpath \$(lastword \$(MAKEFILE_LIST))))../|" "$kb_top/Makefile"
 
 x=$work/x r=$work/root
 mkdir -p "$r"/{bin,sbin,dev,proc,sys,tmp,root,etc,lib/modules,usr/bin,usr/lib,out,job}
@@ -133,6 +146,7 @@ chmod +x "$r/init"
 
 mkdir -p "$out.tmp"
 mv "$work/Image" "$work/base.cpio" "$out.tmp/"
+mv "$work/kbuild" "$out.tmp/kbuild"
 echo "$krel" >"$out.tmp/kernel-release"
 cp "$x/boot/System.map-$krel" "$out.tmp/System.map"
 printf '%s' "$manifest" >"$out.tmp/manifest.txt"

@@ -270,6 +270,12 @@ static uint64_t pre_pmscr_el1(void *unit, const ap_regdef *r, uint64_t old, uint
     return v;
 }
 
+/* The same RES1 bit on a read, so that it reads as 1 from reset on, before any write. */
+static uint64_t read_pmscr_el1(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    return pre_pmscr_el1(unit, r, stored, stored);
+}
+
 static void post_reevaluate(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     (void)r; (void)old; (void)v;
@@ -328,9 +334,9 @@ static void post_pmbsr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 const ap_regdef spu_regdefs[] = {
     { .name = "PMSCR_EL1", .enc = SPU_PMSCR_EL1, .slot = R_PMSCR_EL1,
       .res0 = AP_GENMASK(63, 8) | AP_BIT(2), .res0_extra = res0_pmscr,
-      .check = check_pms, .prewrite = pre_pmscr_el1, .postwrite = post_reevaluate },
+      .check = check_pms, .read = read_pmscr_el1, .prewrite = pre_pmscr_el1, .postwrite = post_reevaluate },
     { .name = "PMSCR_EL12", .enc = SPU_PMSCR_EL12, .slot = R_PMSCR_EL1, .flags = AP_REG_ALIAS,
-      .check = check_pmscr_el12 },
+      .check = check_pmscr_el12, .read = read_pmscr_el1 },
     { .name = "PMSCR_EL2", .enc = SPU_PMSCR_EL2, .slot = R_PMSCR_EL2,
       .res0 = AP_BIT(2), .res0_extra = res0_pmscr_el2,
       .check = check_pmscr_el2, .postwrite = post_reevaluate },

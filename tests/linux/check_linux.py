@@ -9,6 +9,7 @@ message naming what differs.
   records OUT              perf report -D decodes as many records as the model wrote
   kernel OUT present|absent  EL1 samples resolved through kallsyms, or none at all
   buffer_full OUT N        at least N buffer-full events, each serviced by the driver
+  el1 OUT                  the test module's EL1 reads and writes match the register layouts
   el0 OUT                  every SPE register access from EL0 raised SIGILL (UNDEFINED)
   refusals OUT QEMU PLUGIN GUEST   bad configurations are refused at start, naming the option
 """
@@ -135,6 +136,65 @@ def buffer_full(out, n):
         print("perf record says: " + log.strip())
 
 
+# What EL1 must read back after writing all-ones and then zero to each read/write register, in the
+# configuration of the `regs` test (no EL2 or EL3, FEAT_SPE without v1p2, ECV or nVM, 12-bit
+# counters, ERnd 0), from the register layouts (seed 001 §4.3; REGISTERS.md):
+EL1_WRITES = {
+    # PCT[6] TS PA CX E1SPE E0SPE; PCT is RES1 without EL2 (§3.3), so a zero write keeps it
+    "PMSCR_EL1": (0x7B, 0x40),
+    "PMSICR_EL1": (0xFFFFFFFF, 0),               # COUNT[31:0]; ECOUNT only with ERnd
+    "PMSIRR_EL1": (0xFFFFFF01, 0),               # INTERVAL[31:8], RND
+    "PMSFCR_EL1": (0x70007, 0),                  # ST LD B, FL FT FE (FnE only with SPEv1p2)
+    "PMSEVFR_EL1": (0xFFFF0000FF00F0AA, 0),      # E[63:48,31:24,15:12], E[7,5,3,1]
+    "PMSLATFR_EL1": (0xFFF, 0),                  # MINLAT as wide as the 12-bit counters
+    "PMBLIMITR_EL1": (0xFFFFFFFFFFFFF007, 0),    # LIMIT[63:12], FM[2:1] (reserved 0b11 kept, §4.3.2), E
+    "PMBPTR_EL1": (0xFFFFFFFFFFFFFFFF, 0),
+    # EC 0b111111 is reserved: EC keeps its value (docs/implementation-defined.md); with EC 0
+    # the syndrome is BSC[5:0], so MSS[15:6] reads 0; DL EA S COLL are kept
+    "PMBSR_EL1": (0x000F003F, 0),
+}
+
+
+def el1(out):
+    lines = [l for l in read(out, "dmesg.txt").splitlines() if "spe_regs_el1: " in l]
+    if not any(l.endswith("spe_regs_el1: done") for l in lines):
+        fail("the test module did not finish: %s" % lines[-3:])
+    d = model(out)
+    cpus = sorted(set(int(m) for m in re.findall(r"spe_regs_el1: cpu(\d+) ", "\n".join(lines))))
+    if cpus != list(range(len(d["vcpus"]))):
+        fail("the module ran on CPUs %s, the model has %d" % (cpus, len(d["vcpus"])))
+    # PMSIDR_EL1: CountSize 0b0010, MaxSize 0b0111 (128 B), Interval 0b0100 (1024), LDS ArchInst
+    # FL FT FE; PMBIDR_EL1: F, P = 0 (EL1 owns the buffer), Align 0b0110 (64 B)
+    want_reset = {"PMSIDR_EL1": 0x2741F, "PMBIDR_EL1": 0x26}
+    for cpu in cpus:
+        got = {}
+        for l in lines:
+            m = re.search(r"cpu%d (\S+) reset 0x([0-9a-f]+)$" % cpu, l)
+            if m:
+                got[m.group(1)] = int(m.group(2), 16)
+        for name, v in want_reset.items():
+            if got.get(name) != v:
+                fail("cpu%d %s reads 0x%x after reset, the configuration gives 0x%x"
+                     % (cpu, name, got.get(name, -1), v))
+        if got.get("PMBLIMITR_EL1", 1) & 1:
+            fail("cpu%d PMBLIMITR_EL1.E is not 0 after reset" % cpu)
+        if got.get("PMSCR_EL1", 0) & 0x40 != 0x40:
+            fail("cpu%d PMSCR_EL1.PCT reads 0 after reset; it is RES1 without EL2 (§3.3)" % cpu)
+        if not re.search(r"cpu%d ID_AA64DFR0_EL1.PMSVer 1$" % cpu, "\n".join(lines), re.M):
+            fail("cpu%d: ID_AA64DFR0_EL1.PMSVer is not 1 (FEAT_SPE)" % cpu)
+        for name, (ones, zeros) in EL1_WRITES.items():
+            m = re.search(r"cpu%d %s ones 0x([0-9a-f]+) zeros 0x([0-9a-f]+)$" % (cpu, name),
+                          "\n".join(lines), re.M)
+            if not m:
+                fail("cpu%d: no write line for %s" % (cpu, name))
+            got1, got0 = int(m.group(1), 16), int(m.group(2), 16)
+            if (got1, got0) != (ones, zeros):
+                fail("cpu%d %s: all-ones reads 0x%x, zero reads 0x%x; expected 0x%x, 0x%x"
+                     % (cpu, name, got1, got0, ones, zeros))
+    print("el1: reset values and write masks of 11 registers on %d CPUs as the layouts give"
+          % len(cpus))
+
+
 def el0(out):
     lines = read(out, "el0_regs.txt").splitlines()
     acc = [l for l in lines if l.startswith("el0 ") and not l.startswith("el0 accesses")]
@@ -152,7 +212,12 @@ def el0(out):
 
 
 def refusals(out, qemu, plugin, guest):
-    base = [qemu, "-nographic", "-nic", "none", "-monitor", "none", "-kernel",
+    # sbsa-ref always has a VGA card: an empty option ROM lets it reach the machine's creation
+    roms = os.path.join(out, "roms")
+    os.makedirs(roms, exist_ok=True)
+    with open(os.path.join(roms, "vgabios-stdvga.bin"), "wb") as f:
+        f.write(bytes(65536))
+    base = [qemu, "-nographic", "-nic", "none", "-monitor", "none", "-L", roms, "-kernel",
             os.path.join(guest, "Image")]
     cases = [
         ("an Armv8.0 CPU", ["-M", "virt", "-cpu", "cortex-a57,spe=on", "-plugin", plugin],
@@ -185,7 +250,7 @@ def main():
         sys.exit(2)
     cmd, args = sys.argv[1], sys.argv[2:]
     fns = {"probe": probe, "top": top, "records": records, "kernel": kernel,
-           "buffer_full": buffer_full, "el0": el0, "refusals": refusals}
+           "buffer_full": buffer_full, "el1": el1, "el0": el0, "refusals": refusals}
     if cmd not in fns:
         print(__doc__)
         sys.exit(2)

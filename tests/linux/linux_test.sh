@@ -5,11 +5,13 @@
 #
 #   tests/linux/linux_test.sh CASE BUILD PROGS
 #
-# CASE is one of: perf_report, small_aux, user_only, el0_regs, refusals. BUILD is the build
+# CASE is one of: perf_report, small_aux, user_only, regs, refusals. BUILD is the build
 # folder (its linux.env comes from `make linux`), PROGS the folder of the cross-compiled guest
 # programs. Exit 77 (CTest: skipped) when `make linux` has not been run.
 set -euo pipefail
-case_=$1 build=$2 progs=$3
+case_=$1
+build=$(cd "$2" && pwd)
+progs=$(cd "$3" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 check=$top/tests/linux/check_linux.py
 if [ ! -f "$build/linux.env" ]; then
@@ -45,13 +47,31 @@ case $case_ in
     python3 "$check" records "$out"
     python3 "$check" kernel "$out" absent
     ;;
-  el0_regs)
-    job=$out/job
-    mkdir -p "$job"
-    cp "$progs/el0_regs" "$job/"
-    printf '#!/bin/sh\ninsmod /lib/modules/arm_spe_pmu.ko\n/job/el0_regs >/out/el0_regs.txt 2>&1\necho $? >/out/el0_regs.rc\ndmesg >/out/dmesg.txt\n' >"$job/run.sh"
-    "$top/scripts/linux-run.sh" --build "$build" --out "$out" --plugin-args "regs_log=$out/regs.log" "$job"
+  regs)
+    # EL1: a test module reads every SPE register after reset and writes all-ones and zero to the
+    # read/write ones, before arm_spe_pmu is loaded; EL0: a program tries MRS and MSR of each.
+    krel=$(cat "$LINUX_GUEST/kernel-release")
+    kdir=$LINUX_GUEST/kbuild/usr/src/linux-headers-$krel
+    [ -d "$kdir" ] || { echo "FAIL: no kernel headers in $LINUX_GUEST/kbuild (make linux)"; exit 1; }
+    mkdir -p "$out/module" "$out/job"
+    cp "$top/tests/linux/spe_regs_el1/spe_regs_el1.c" "$top/tests/linux/spe_regs_el1/Kbuild" "$out/module/"
+    make -s -C "$kdir" M="$out/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+         DEB_BUILD_ARCH=amd64 DEB_HOST_ARCH=arm64 DEB_HOST_GNU_TYPE=aarch64-linux-gnu modules \
+         >"$out/module/build.log" 2>&1 || { tail -20 "$out/module/build.log"; echo "FAIL: module build"; exit 1; }
+    cp "$out/module/spe_regs_el1.ko" "$progs/el0_regs" "$out/job/"
+    cat >"$out/job/run.sh" <<'JOB'
+#!/bin/sh
+insmod /job/spe_regs_el1.ko
+insmod /lib/modules/arm_spe_pmu.ko
+/job/el0_regs >/out/el0_regs.txt 2>&1
+echo $? >/out/el0_regs.rc
+dmesg >/out/dmesg.txt
+JOB
+    "$top/scripts/linux-run.sh" --build "$build" --out "$out" \
+      --plugin-args "regs_log=$out/regs.log,max_record=128,align=64,min_interval=1024" "$out/job"
+    python3 "$check" el1 "$out"
     python3 "$check" el0 "$out"
+    python3 "$check" probe "$out" 128 64
     ;;
   refusals)
     python3 "$check" refusals "$out" "$LINUX_QEMU" "$LINUX_PLUGIN" "$LINUX_GUEST"

@@ -121,12 +121,14 @@ static void test_feature_fields(void **state)
     fx_free(g);
 }
 
-/* §3.3: without EL2, PMSCR_EL1.PCT is RES1. */
+/* §3.3: without EL2, PMSCR_EL1.PCT is RES1: it reads as 1 from reset on, and a write of 0 keeps it. */
 static void test_pct_res1_without_el2(void **state)
 {
     fx *f = *state;
     f->ctx.have_el2 = false;
     fx_ctx(f);
+    spu_reset(f->spu);
+    assert_int_equal(fx_rd(f, SPU_PMSCR_EL1), 0x40);
     fx_wr(f, SPU_PMSCR_EL1, 0);
     assert_int_equal(fx_rd(f, SPU_PMSCR_EL1), 0x40);
     assert_int_equal(spu_reg_write(f->spu, SPU_PMSCR_EL2, 0), ARMPROF_ERR_UNDEFINED);

@@ -496,19 +496,10 @@ static bool fork_server_on(void)
     return !fork_server_off;
 }
 
-int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
-                          ex_result *res, char *err, size_t errlen)
+/* Runs the point in dir (which exists); removes it after a good run unless keep. */
+static int run_in(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *dir, bool keep,
+                  ex_result *res, char **summary, char *err, size_t errlen)
 {
-    if (!vp_path) {
-        snprintf(err, errlen, "no armprof-vp to run (build it, or name it with --vp or ARMPROF_VP)");
-        return -1;
-    }
-    char dir[4200];
-    snprintf(dir, sizeof(dir), "%s/vp-XXXXXX", workdir);
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot create a folder in %s: %s", workdir, strerror(errno));
-        return -1;
-    }
     char scen[4300], log[4300], sum[4300];
     snprintf(scen, sizeof(scen), "%s/scenario.yaml", dir);
     snprintf(log, sizeof(log), "%s/armprof-vp.log", dir);
@@ -553,7 +544,7 @@ int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const cha
         posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-        char *argv[] = { (char *)vp_path, scen, (char *)"--out", dir, (char *)"--quiet", NULL };
+        char *argv[] = { (char *)vp_path, scen, (char *)"--out", (char *)dir, (char *)"--quiet", NULL };
         pid_t pid;
         rc = posix_spawn(&pid, vp_path, &fa, NULL, argv, environ);
         posix_spawn_file_actions_destroy(&fa);
@@ -580,10 +571,40 @@ int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const cha
         return -1;
     }
     rc = read_summary(js, cfg, res, err, errlen);
-    free(js);
+    if (summary && !rc)
+        *summary = js;
+    else
+        free(js);
     if (rc)
         return -1;
     res->m[EXM_HOST_SECONDS] = host; /* the child: (start-up when spawned), elaboration, run, summary */
-    remove_dir(dir);
+    if (!keep)
+        remove_dir(dir);
     return 0;
+}
+
+int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
+                          ex_result *res, char *err, size_t errlen)
+{
+    if (!vp_path) {
+        snprintf(err, errlen, "no armprof-vp to run (build it, or name it with --vp or ARMPROF_VP)");
+        return -1;
+    }
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/vp-XXXXXX", workdir);
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a folder in %s: %s", workdir, strerror(errno));
+        return -1;
+    }
+    return run_in(sw, cfg, vp_path, dir, false, res, NULL, err, errlen);
+}
+
+int ex_point_run_platform_in(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *dir,
+                             ex_result *res, char **summary, char *err, size_t errlen)
+{
+    if (!vp_path) {
+        snprintf(err, errlen, "no armprof-vp to run (build it, or name it with --vp or ARMPROF_VP)");
+        return -1;
+    }
+    return run_in(sw, cfg, vp_path, dir, true, res, summary, err, errlen);
 }

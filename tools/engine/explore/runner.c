@@ -119,10 +119,11 @@ static void *worker(void *arg)
         char key[17], err[256];
         ex_point_key(&cfg, key);
         ex_result r;
+        const char *workdir = pl->ro->workdir ? pl->ro->workdir : pl->ro->outdir;
         int rc = cfg.model == EX_MODEL_PLATFORM
-                     ? ex_point_run_platform(pl->sw, &cfg, pl->ro->vp_path, pl->ro->outdir, &r, err, sizeof(err))
+                     ? ex_point_run_platform(pl->sw, &cfg, pl->ro->vp_path, workdir, &r, err, sizeof(err))
                      : ex_point_run(&cfg, &r, err, sizeof(err));
-        char *line = rc == 0 ? point_line(pl->sw, i, key, &r) : NULL;
+        char *line = rc == 0 && pl->state ? point_line(pl->sw, i, key, &r) : NULL;
 
         pthread_mutex_lock(&pl->mu);
         if (rc == 0) {
@@ -130,7 +131,7 @@ static void *worker(void *arg)
             pl->have[i] = true;
             /* One whole line per point, flushed at once: an interrupted sweep loses at most the
              * points still running. */
-            if (line) {
+            if (line && pl->state) {
                 fputs(line, pl->state);
                 fputc('\n', pl->state);
                 fflush(pl->state);
@@ -145,6 +146,8 @@ static void *worker(void *arg)
                 snprintf(pl->first_err, sizeof(pl->first_err), "point %zu: %s", i, err);
         }
         pl->finished++;
+        if (pl->ro->done)
+            __atomic_store_n(pl->ro->done, pl->finished, __ATOMIC_RELAXED);
         draw(pl, false);
         pthread_mutex_unlock(&pl->mu);
         cJSON_free(line);
@@ -296,12 +299,12 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
     memset(st, 0, sizeof(*st));
     st->points = sw->npoints;
     double t0 = now_s();
-    if (mkdirs(ro->outdir, err, errlen))
+    if (ro->outdir && mkdirs(ro->outdir, err, errlen))
         return -1;
-    char path[4096];
-    if (ro->state_path)
+    char path[4096] = ""; /* the state file (none in memory) */
+    if (ro->outdir && ro->state_path)
         snprintf(path, sizeof(path), "%s", ro->state_path);
-    else
+    else if (ro->outdir)
         snprintf(path, sizeof(path), "%s/points.jsonl", ro->outdir);
 
     size_t n = sw->npoints;
@@ -320,16 +323,18 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
         ex_point_build(sw, i, &cfg);
         ex_point_key(&cfg, keys[i]);
     }
-    if (!ro->state_path && absorb_task_results(ro->outdir, path, err, errlen))
-        goto out;
-    if (ro->fresh)
-        remove(path);
-    if (!ro->fresh && load_state(sw, path, keys, res, have, &st->resumed, err, errlen))
-        goto out;
-    state = fopen(path, "a");
-    if (!state) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
+    if (ro->outdir) {
+        if (!ro->state_path && absorb_task_results(ro->outdir, path, err, errlen))
+            goto out;
+        if (ro->fresh)
+            remove(path);
+        if (!ro->fresh && load_state(sw, path, keys, res, have, &st->resumed, err, errlen))
+            goto out;
+        state = fopen(path, "a");
+        if (!state) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            goto out;
+        }
     }
 
     pool pl = { .sw = sw, .ro = ro, .res = res, .have = have, .todo = todo, .state = state };
@@ -386,8 +391,16 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
         pthread_mutex_unlock(&pl.mu);
     }
     pthread_mutex_destroy(&pl.mu);
-    fclose(state);
+    if (state)
+        fclose(state);
     state = NULL;
+    if (ro->results || ro->have)
+        for (size_t i = 0; i < n; i++) {
+            if (ro->results && have[i])
+                ro->results[i] = res[i];
+            if (ro->have)
+                ro->have[i] = have[i];
+        }
     st->ran = pl.finished - pl.failed;
     st->failed = pl.failed;
     st->interrupted = pl.finished < pl.ntodo;
@@ -400,7 +413,7 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
                  st->resumed + st->ran, n);
         goto out;
     }
-    if (ro->state_path) { /* a Slurm task: its points only; the merge writes the outputs */
+    if (ro->state_path || !ro->outdir) { /* a Slurm task (the merge writes the outputs), or in memory */
         rc = 0;
         goto out;
     }

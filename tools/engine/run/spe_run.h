@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* spe_run.h: one SPU run over a flat memory with a Linux-like buffer service loop (armprof-run, armprof-explore). */
+/* spe_run.h: one SPU run over a flat memory with a Linux-like buffer service loop (armprof-run, armprof-explore, the Python package). */
 #ifndef ARMPROF_SPE_RUN_H
 #define ARMPROF_SPE_RUN_H
 

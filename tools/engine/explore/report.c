@@ -151,7 +151,7 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
     return 0;
 }
 
-static int write_json(const ex_sweep *sw, const ex_result *res, const char *path, char **reco, int nreco,
+static int write_json(const ex_sweep *sw, const ex_result *res, const char *path, const ex_reco *reco, int nreco,
                       char *err, size_t errlen)
 {
     cJSON *j = cJSON_CreateObject();
@@ -218,7 +218,7 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
     }
     cJSON *rl = cJSON_AddArrayToObject(j, "recommendation");
     for (int i = 0; i < nreco; i++)
-        cJSON_AddItemToArray(rl, cJSON_CreateString(reco[i]));
+        cJSON_AddItemToArray(rl, cJSON_CreateString(reco[i].text));
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
     FILE *f = fopen(path, "w");
@@ -238,22 +238,19 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
  * size from which on every larger size keeps the metric under the target at every point
  * (worst case over the remaining axes). */
 
-static int add_line(char ***lines, int *n, const char *s)
+static int add_reco(ex_reco **list, int *n, const ex_reco *r)
 {
-    char **l = realloc(*lines, sizeof(char *) * (size_t)(*n + 1));
+    ex_reco *l = realloc(*list, sizeof(ex_reco) * (size_t)(*n + 1));
     if (!l)
         return -1;
-    *lines = l;
-    l[*n] = strdup(s);
-    if (!l[*n])
-        return -1;
-    (*n)++;
+    *list = l;
+    l[(*n)++] = *r;
     return 0;
 }
 
-static void recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax, int other_ax, int metric,
-                           double target, const char *what, const char *metric_what, const char *other_unit,
-                           char ***lines, int *n)
+static int recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax, int other_ax, int metric,
+                          double target, const char *what, const char *metric_what, const char *other_unit,
+                          ex_reco **list, int *n)
 {
     int order[EX_MAX_VALUES];
     const ex_axis *sa = &sw->axes[size_ax];
@@ -264,10 +261,17 @@ static void recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax
         sorted_order(&sw->axes[other_ax], oorder);
     for (int oi = 0; oi < nother; oi++) {
         int o = oorder[oi];
-        char prefix[96] = "", line[512], hb[32];
-        if (other_ax >= 0)
-            snprintf(prefix, sizeof(prefix), "%s %s%s: ", ex_param(sw->axes[other_ax].param)->name,
-                     sw->axes[other_ax].vals[o].text, other_unit);
+        ex_reco r = { .size_param = sa->param, .metric = metric, .target = target, .line_param = -1,
+                      .line_number = NAN, .size = NAN, .worst = NAN };
+        char prefix[96] = "", hb[32];
+        if (other_ax >= 0) {
+            const ex_axis *oa = &sw->axes[other_ax];
+            snprintf(prefix, sizeof(prefix), "%s %s%s: ", ex_param(oa->param)->name, oa->vals[o].text, other_unit);
+            r.line_param = oa->param;
+            snprintf(r.line_value, sizeof(r.line_value), "%s", oa->vals[o].text);
+            ex_kind k = ex_param(oa->param)->kind;
+            r.line_number = k == EX_ENUM || k == EX_TEXT ? NAN : oa->vals[o].d;
+        }
         int pick = -1;
         double pick_worst = 0, best = INFINITY;
         int best_k = -1;
@@ -287,17 +291,57 @@ static void recommend_size(const ex_sweep *sw, const ex_result *res, int size_ax
             pick = k;
             pick_worst = g.max;
         }
+        r.best_size = best_k >= 0 ? sa->vals[order[best_k]].d : NAN;
+        r.best_worst = best;
         if (pick >= 0) {
-            human_bytes(hb, sizeof(hb), sa->vals[order[pick]].d);
-            snprintf(line, sizeof(line), "%sthe smallest %s with %s under %g %% is %s (%s %.3g %%)", prefix, what,
-                     metric_what, target, hb, "worst point", pick_worst);
+            r.met = true;
+            r.size = sa->vals[order[pick]].d;
+            r.worst = pick_worst;
+            human_bytes(hb, sizeof(hb), r.size);
+            snprintf(r.text, sizeof(r.text), "%sthe smallest %s with %s under %g %% is %s (%s %.3g %%)", prefix,
+                     what, metric_what, target, hb, "worst point", pick_worst);
         } else {
-            human_bytes(hb, sizeof(hb), sa->vals[order[best_k]].d);
-            snprintf(line, sizeof(line), "%sno swept %s keeps %s under %g %% (best: %s with %.3g %%)", prefix,
+            human_bytes(hb, sizeof(hb), r.best_size);
+            snprintf(r.text, sizeof(r.text), "%sno swept %s keeps %s under %g %% (best: %s with %.3g %%)", prefix,
                      what, metric_what, target, hb, best);
         }
-        add_line(lines, n, line);
+        if (add_reco(list, n, &r))
+            return -1;
     }
+    return 0;
+}
+
+int ex_recommend(const ex_sweep *sw, const ex_result *res, ex_reco **out)
+{
+    ex_reco *list = NULL;
+    int n = 0, rc = 0;
+    int which;
+    int fa = axis_of(sw, "fifo_bytes"), da = line_axis(sw, &which);
+    int ba = axis_of(sw, "buffer_bytes"), la = axis_of(sw, "irq_latency");
+    if (fa >= 0)
+        rc |= recommend_size(sw, res, fa, da, EXM_COLLISION_PCT, sw->max_collision_pct, "record FIFO depth",
+                             "collisions", line_axes[which].unit, &list, &n);
+    if (ba >= 0)
+        rc |= recommend_size(sw, res, ba, la, EXM_LOST_PCT, sw->max_lost_pct, "Profiling Buffer", "data lost",
+                             " cycles", &list, &n);
+    int tba = axis_of(sw, "trbe_buffer_bytes"), tma = axis_of(sw, "trbe_mode");
+    int toa = tma >= 0 ? tma : axis_of(sw, "trbe_irq_latency");
+    if (tba >= 0)
+        rc |= recommend_size(sw, res, tba, toa, EXM_TRBE_LOST_PCT, sw->max_lost_pct, "trace buffer",
+                             "TRBE trace lost", tma >= 0 ? "" : " cycles", &list, &n);
+    if (fa < 0 && ba < 0 && tba < 0) {
+        ex_reco hint = { .size_param = -1, .metric = -1, .target = NAN, .line_param = -1, .line_number = NAN,
+                         .size = NAN, .worst = NAN, .best_size = NAN, .best_worst = NAN };
+        snprintf(hint.text, sizeof(hint.text), "sweep fifo_bytes, buffer_bytes or trbe_buffer_bytes for a sizing "
+                 "recommendation");
+        rc |= add_reco(&list, &n, &hint);
+    }
+    if (rc) {
+        free(list);
+        return -1;
+    }
+    *out = list;
+    return n;
 }
 
 /* ----- Plots ---------------------------------------------------------------------------------- */
@@ -543,24 +587,16 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
     if (write_csv(sw, res, path, err, errlen))
         return -1;
 
-    char **reco = NULL;
-    int nreco = 0;
-    int which;
-    int fa = axis_of(sw, "fifo_bytes"), da = line_axis(sw, &which);
+    ex_reco *reco = NULL;
+    int nreco = ex_recommend(sw, res, &reco);
+    if (nreco < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int fa = axis_of(sw, "fifo_bytes");
     int ba = axis_of(sw, "buffer_bytes"), la = axis_of(sw, "irq_latency");
-    if (fa >= 0)
-        recommend_size(sw, res, fa, da, EXM_COLLISION_PCT, sw->max_collision_pct, "record FIFO depth",
-                       "collisions", line_axes[which].unit, &reco, &nreco);
-    if (ba >= 0)
-        recommend_size(sw, res, ba, la, EXM_LOST_PCT, sw->max_lost_pct, "Profiling Buffer", "data lost",
-                       " cycles", &reco, &nreco);
     int tba = axis_of(sw, "trbe_buffer_bytes"), tma = axis_of(sw, "trbe_mode");
     int toa = tma >= 0 ? tma : axis_of(sw, "trbe_irq_latency");
-    if (tba >= 0)
-        recommend_size(sw, res, tba, toa, EXM_TRBE_LOST_PCT, sw->max_lost_pct, "trace buffer", "TRBE trace lost",
-                       tma >= 0 ? "" : " cycles", &reco, &nreco);
-    if (fa < 0 && ba < 0 && tba < 0)
-        add_line(&reco, &nreco, "sweep fifo_bytes, buffer_bytes or trbe_buffer_bytes for a sizing recommendation");
 
     snprintf(path, sizeof(path), "%s/results.json", outdir);
     int rc = write_json(sw, res, path, reco, nreco, err, errlen);
@@ -574,7 +610,7 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             fprintf(f, "armprof-explore %s (%zu points, %s model)\n", sw->name, sw->npoints,
                     sw->model == EX_MODEL_PLATFORM ? "platform" : "C-level");
             for (int i = 0; i < nreco; i++)
-                fprintf(f, "%s\n", reco[i]);
+                fprintf(f, "%s\n", reco[i].text);
             fclose(f);
         }
     }
@@ -620,10 +656,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
         fprintf(summary, "armprof-explore: %s: %zu points -> %s/results.csv, results.json%s\n", sw->name,
                 sw->npoints, outdir, *plotted ? ", plots (.png, .svg)" : "");
         for (int i = 0; i < nreco; i++)
-            fprintf(summary, "  %s\n", reco[i]);
+            fprintf(summary, "  %s\n", reco[i].text);
     }
-    for (int i = 0; i < nreco; i++)
-        free(reco[i]);
     free(reco);
     return rc;
 }

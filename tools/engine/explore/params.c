@@ -735,11 +735,16 @@ void ex_result_clear(ex_result *res)
 
 int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errlen)
 {
+    return ex_point_run_io(cfg, NULL, res, err, errlen);
+}
+
+int ex_point_run_io(const ex_point_cfg *cfg, const ex_point_io *io, ex_result *res, char *err, size_t errlen)
+{
     ex_point_cfg c = *cfg;
     uint64_t s = ex_point_seed(cfg);
     c.run.wl.seed = s;
     c.run.spu.rng_seed = (uint32_t)(s ^ (s >> 32)) | 1u; /* xorshift32 needs a non-zero state */
-    c.run.dump = NULL;
+    c.run.dump = io ? io->spe_dump : NULL;
     c.run.progress = NULL;
     char why[160];
     if (ex_point_validate(&c, why, sizeof(why)) || c_latency(&c, why, sizeof(why))) {
@@ -764,6 +769,8 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
         }
         spe_run_result r;
         int rc = spe_run(&c.run, &r);
+        if (io && io->spe)
+            *io->spe = r;
         wl_trace_free(&t);
         c.run.trace = NULL;
         if (rc != 0) {
@@ -795,8 +802,12 @@ int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errl
     if (c.trbe_enabled) {
         run_trbe_opts o = trbe_opts(&c);
         o.seed = s ^ 0x5452424555ull; /* the trace source: its own stream from the point's seed */
+        o.dump = io ? io->trbe_dump : NULL;
         run_trbe_result r;
-        if (run_trbe(&o, &r) != 0) {
+        int trc = run_trbe(&o, &r);
+        if (io && io->trbe)
+            *io->trbe = r;
+        if (trc != 0) {
             snprintf(err, errlen, "TRBE: %s (%s)", r.error_text, armprof_strerror(r.error));
             return -1;
         }

@@ -17,7 +17,17 @@ typedef struct ctx {
     ex_sweep *sw;
     char *err;
     size_t errlen;
+    bool scenario;              /* EX_LOAD_SCENARIO: one point, no `sweep:` */
+    ex_load_error *le;          /* the error's parts (may be NULL) */
+    const char *key, *val;      /* the key and value being read, for le (NULL: none) */
 } ctx;
+
+/* The key and value an error is about (either may be NULL). */
+static void about(ctx *c, const char *key, const char *val)
+{
+    c->key = key;
+    c->val = val;
+}
 
 /* 1-based line and column of a node (scalars: their token; collections: their first scalar). */
 static void node_pos(struct fy_node *n, int *line, int *col)
@@ -51,6 +61,12 @@ static int fail(ctx *c, struct fy_node *at, int line, const char *fmt, ...)
     int col = 0;
     if (at)
         node_pos(at, &line, &col);
+    if (c->le) {
+        c->le->line = line;
+        c->le->column = col;
+        snprintf(c->le->key, sizeof(c->le->key), "%s", c->key ? c->key : "");
+        snprintf(c->le->value, sizeof(c->le->value), "%s", c->val ? c->val : "");
+    }
     int k;
     if (col)
         k = snprintf(c->err, c->errlen, "%s:%d:%d: ", c->file, line, col);
@@ -112,6 +128,8 @@ static const char *suggest(const char *name)
 
 static int unknown(ctx *c, struct fy_node *key, const char *name)
 {
+    if (c->key != name)
+        about(c, name, NULL);
     const char *s = suggest(strncmp(name, "spe.", 4) ? name : name + 4);
     if (s)
         return fail(c, key, 0, "unknown parameter '%s' (did you mean '%s'?)", name, s);
@@ -147,9 +165,10 @@ static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_
     char name[96];
     snprintf(name, sizeof(name), "%s%s", prefix, scalar(key));
     int p = ex_param_find(name);
+    const char *text = scalar(val);
+    about(c, name, text);
     if (p < 0)
         return unknown(c, key, name);
-    const char *text = scalar(val);
     if (!text)
         return fail(c, key, 0, "%s takes a single value here; lists of values go under 'sweep:'", name);
     char why[256];
@@ -161,6 +180,7 @@ static int set_fixed(ctx *c, const char *prefix, struct fy_node *key, struct fy_
         return fail(c, key, 0, "%s is already set on line %d", name, c->sw->fixed_line[p]);
     c->sw->fixed[p] = true;
     c->sw->fixed_line[p] = line_of(key);
+    about(c, NULL, NULL);
     return 0;
 }
 
@@ -179,6 +199,7 @@ static int parse_group(ctx *c, struct fy_node *key, struct fy_node *map)
         const char *name = scalar(k);
         if (!name)
             return fail(c, k, line_of(key), "a sweep parameter name must be a plain name");
+        about(c, name, NULL);
         int p = ex_param_find(name);
         if (p < 0)
             return unknown(c, k, name);
@@ -208,6 +229,7 @@ static int parse_group(ctx *c, struct fy_node *key, struct fy_node *map)
         struct fy_node *item;
         while ((item = fy_node_sequence_iterate(v, &jt))) {
             const char *text = scalar(item);
+            about(c, name, text);
             if (!text)
                 return fail(c, item, line_of(k), "%s: each value must be a single scalar", ex_param(p)->name);
             char why[256];
@@ -230,9 +252,11 @@ static int parse_group(ctx *c, struct fy_node *key, struct fy_node *map)
             }
             gr->sel[q][gr->nsel[q]++] = vi;
         }
+        about(c, name, NULL);
         if (gr->nsel[q] == 0)
             return fail(c, k, 0, "%s: the list of values is empty", ex_param(p)->name);
     }
+    about(c, NULL, NULL);
     if (gr->nax == 0)
         return fail(c, key, 0, "the sweep group is empty: name at least one parameter and its values");
     size_t n = 1;
@@ -278,8 +302,10 @@ static int parse_real_key(ctx *c, struct fy_node *k, struct fy_node *v, double l
     const char *t = scalar(v);
     char *end;
     double x = t ? strtod(t, &end) : 0;
+    about(c, scalar(k), t);
     if (!t || end == t || *end || x < lo || x > hi)
         return fail(c, v ? v : k, 0, "%s expects a number in [%g, %g]", scalar(k), lo, hi);
+    about(c, NULL, NULL);
     *out = x;
     return 0;
 }
@@ -455,15 +481,19 @@ static int check_points(ctx *c, bool model_checks)
                 k += (size_t)snprintf(where + k, sizeof(where) - k, "%s%s=%s", k ? ", " : "",
                                       ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
                 line = sw->axes[a].line;
+                about(c, ex_param(sw->axes[a].param)->name, sw->axes[a].vals[idx[a]].text);
             }
             if (!line) /* nothing swept makes it invalid: the scenario part does */
                 for (size_t p = 0; p < ex_param_count(); p++)
                     if (sw->fixed[p] && sw->fixed_line[p] > line)
                         line = sw->fixed_line[p];
-            /* A message that names its parameter: that parameter's line. */
+            /* A message that names its parameter: that parameter's line, key and value. */
             size_t wl = strcspn(why, " :");
+            ex_val kv;
             for (size_t p = 0; p < ex_param_count(); p++)
                 if (strlen(ex_param(p)->name) == wl && !strncmp(why, ex_param(p)->name, wl)) {
+                    kv = ex_param_get(p, &cfg);
+                    about(c, ex_param(p)->name, kv.text);
                     if (sw->fixed[p])
                         line = sw->fixed_line[p];
                     for (int a = 0; a < sw->naxes; a++)
@@ -480,9 +510,10 @@ static int check_points(ctx *c, bool model_checks)
 static int parse_root(ctx *c, struct fy_node *root)
 {
     if (!root)
-        return fail(c, NULL, 0, "empty sweep file");
+        return fail(c, NULL, 0, "empty %s", c->scenario ? "scenario" : "sweep file");
     if (!fy_node_is_mapping(root))
-        return fail(c, root, 0, "a sweep file is a mapping: scenario keys and a 'sweep:' mapping");
+        return fail(c, root, 0, "%s", c->scenario ? "a scenario is a mapping of parameters to values"
+                                                  : "a sweep file is a mapping: scenario keys and a 'sweep:' mapping");
     bool have_sweep = false;
     void *it = NULL;
     struct fy_node_pair *pr;
@@ -491,7 +522,12 @@ static int parse_root(ctx *c, struct fy_node *root)
         const char *name = scalar(k);
         if (!name)
             return fail(c, k, 0, "keys must be plain names");
+        about(c, name, scalar(v));
         if (!strcmp(name, "sweep")) {
+            if (c->scenario) {
+                about(c, "sweep", NULL);
+                return fail(c, k, 0, "a scenario is one point: 'sweep:' belongs in a sweep");
+            }
             if (parse_sweep(c, k, v))
                 return -1;
             have_sweep = true;
@@ -552,8 +588,12 @@ static int parse_root(ctx *c, struct fy_node *root)
                 return -1;
         }
     }
-    if (!have_sweep)
+    about(c, NULL, NULL);
+    if (c->scenario) {
+        c->sw->npoints = 1; /* no axes: the scenario's values */
+    } else if (!have_sweep) {
         return fail(c, root, 0, "no 'sweep:' mapping: name at least one parameter and its values");
+    }
     ex_sweep *sw = c->sw;
     /* Any trbe_ parameter turns the TRBE run on unless trbe_enabled says otherwise. */
     int te = ex_param_find("trbe_enabled");
@@ -588,6 +628,7 @@ static int parse_root(ctx *c, struct fy_node *root)
                     line = sw->axes[a].line;
             if (!line)
                 continue;
+            about(c, n, sw->fixed[p] ? sw->fixed_val[p].text : NULL);
             if ((int)p == rp)
                 return fail(c, NULL, line, "workload.repeat: only with workload.trace (it repeats the trace file)");
             if (!strcmp(n, "ops"))
@@ -605,8 +646,11 @@ static int parse_root(ctx *c, struct fy_node *root)
     return check_points(c, false);
 }
 
-static int load(const char *name, const char *path, const char *text, ex_sweep *sw, char *err, size_t errlen)
+static int load(const char *name, const char *path, const char *text, unsigned flags, ex_sweep *sw,
+                ex_load_error *le, char *err, size_t errlen)
 {
+    if (le)
+        memset(le, 0, sizeof(*le));
     memset(sw, 0, sizeof(*sw));
     snprintf(sw->file, sizeof(sw->file), "%s", name);
     const char *base = strrchr(name, '/');
@@ -617,7 +661,8 @@ static int load(const char *name, const char *path, const char *text, ex_sweep *
         *dot = '\0';
     sw->max_collision_pct = 1.0;
     sw->max_lost_pct = 1.0;
-    ctx c = { .file = name, .sw = sw, .err = err, .errlen = errlen };
+    ctx c = { .file = name, .sw = sw, .err = err, .errlen = errlen, .scenario = (flags & EX_LOAD_SCENARIO) != 0,
+              .le = le };
 
     if (path) {
         FILE *f = fopen(path, "r");
@@ -639,8 +684,13 @@ static int load(const char *name, const char *path, const char *text, ex_sweep *
     if (!doc) {
         void *it = NULL;
         struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
-        if (e)
+        if (e) {
             snprintf(err, errlen, "%s:%d:%d: YAML error: %s", name, e->line, e->column, e->msg);
+            if (le) {
+                le->line = e->line;
+                le->column = e->column;
+            }
+        }
         else
             fail(&c, NULL, 0, "cannot read the file (missing, unreadable or not YAML)");
         rc = -1;
@@ -654,20 +704,31 @@ static int load(const char *name, const char *path, const char *text, ex_sweep *
 
 int ex_sweep_load(const char *path, ex_sweep *sw, char *err, size_t errlen)
 {
-    return load(path, path, NULL, sw, err, errlen);
+    return load(path, path, NULL, 0, sw, NULL, err, errlen);
 }
 
 int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char *err, size_t errlen)
 {
-    return load(name, NULL, text, sw, err, errlen);
+    return load(name, NULL, text, 0, sw, NULL, err, errlen);
+}
+
+int ex_sweep_load_ex(const char *path, const char *name, const char *text, unsigned flags, ex_sweep *sw,
+                     ex_load_error *le, char *err, size_t errlen)
+{
+    return load(path ? path : name, path, path ? NULL : text, flags, sw, le, err, errlen);
 }
 
 /* ----- The platform model ------------------------------------------------------------------ */
 
 int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
 {
+    return ex_sweep_set_model_ex(sw, model, NULL, err, errlen);
+}
+
+int ex_sweep_set_model_ex(ex_sweep *sw, ex_model model, ex_load_error *le, char *err, size_t errlen)
+{
     sw->model = model;
-    ctx c = { .file = sw->file, .sw = sw, .err = err, .errlen = errlen };
+    ctx c = { .file = sw->file, .sw = sw, .err = err, .errlen = errlen, .le = le };
     if (model != EX_MODEL_PLATFORM)
         return check_points(&c, true);
     ex_point_cfg def;
@@ -678,6 +739,8 @@ int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
         if (d->platform)
             continue;
         ex_val builtin = ex_param_get(p, &def);
+        if (sw->fixed[p])
+            about(&c, d->name, sw->fixed_val[p].text);
         if (sw->fixed[p] && strcmp(sw->fixed_val[p].text, builtin.text))
             return fail(&c, NULL, sw->fixed_line[p],
                         "%s = %s: the platform model (--model platform) has no such setting (armprof-vp "
@@ -686,10 +749,12 @@ int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen)
         for (int a = 0; a < sw->naxes; a++)
             if (sw->axes[a].param == (int)p)
                 for (int k = 0; k < sw->axes[a].nvals; k++)
-                    if (strcmp(sw->axes[a].vals[k].text, builtin.text))
+                    if (strcmp(sw->axes[a].vals[k].text, builtin.text)) {
+                        about(&c, d->name, sw->axes[a].vals[k].text);
                         return fail(&c, NULL, sw->axes[a].line,
                                     "%s: the platform model (--model platform) cannot sweep it (armprof-vp "
                                     "always uses %s); sweep it with the C-level model", d->name, builtin.text);
+                    }
     }
     return check_points(&c, true);
 }

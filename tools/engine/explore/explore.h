@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* explore.h: armprof-explore's library: sweep files, sweep points, the parallel runner, tables and plots. */
+/* explore.h: the sweep engine (armprof-explore, bench-explore, the Python package through armprof/engine.h): sweep files, sweep points, the parallel runner, tables and plots. */
 #ifndef ARMPROF_EXPLORE_H
 #define ARMPROF_EXPLORE_H
 
@@ -164,15 +164,31 @@ typedef struct ex_sweep {
     double max_lost_pct;
 } ex_sweep;
 
+/* What went wrong reading a sweep or scenario, in parts (the message itself goes to err). */
+typedef struct ex_load_error {
+    int line, column;       /* 1-based, 0: not known */
+    char key[96];           /* the parameter or key at fault, or "" */
+    char value[256];        /* its value as written, or "" */
+} ex_load_error;
+
+/* ex_sweep_load_ex flags. EX_LOAD_SCENARIO: a scenario, one point with no axes; `sweep:` is an error. */
+enum { EX_LOAD_SCENARIO = 1u };
+
 /* Reads a sweep file. On error returns -1 and writes "FILE:LINE:COL: message" to err. */
 int ex_sweep_load(const char *path, ex_sweep *sw, char *err, size_t errlen);
 /* The same from text in memory; `name` stands for the file in messages. */
 int ex_sweep_load_string(const char *name, const char *text, ex_sweep *sw, char *err, size_t errlen);
 
+/* Either of the above (text when path is NULL; name stands for it), with flags, and the error's
+ * parts in *le (may be NULL). */
+int ex_sweep_load_ex(const char *path, const char *name, const char *text, unsigned flags, ex_sweep *sw,
+                     ex_load_error *le, char *err, size_t errlen);
+
 /* Chooses the model that runs the points; the platform accepts only the parameters armprof-vp's
  * scenarios have (the others must keep the platform's built-in value). On error returns -1 with
  * "FILE:LINE: message" naming the first offending parameter. */
 int ex_sweep_set_model(ex_sweep *sw, ex_model model, char *err, size_t errlen);
+int ex_sweep_set_model_ex(ex_sweep *sw, ex_model model, ex_load_error *le, char *err, size_t errlen);
 
 /* Point i: its value index on every axis (idx[naxes]; -1 where its group does not sweep that
  * parameter and the scenario value holds) and its full configuration. */
@@ -188,11 +204,23 @@ uint64_t ex_point_seed(const ex_point_cfg *cfg);
 int ex_point_validate(const ex_point_cfg *cfg, char *why, size_t whylen);
 /* Runs one point through the C-level model (spe_run and/or run_trbe). Returns 0, or -1 with a message. */
 int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errlen);
+/* The same with the buffers' contents appended to spe_dump / trbe_dump and the runs' own results
+ * copied out (any of them may be NULL). */
+typedef struct ex_point_io {
+    FILE *spe_dump, *trbe_dump;
+    spe_run_result *spe;
+    run_trbe_result *trbe;
+} ex_point_io;
+int ex_point_run_io(const ex_point_cfg *cfg, const ex_point_io *io, ex_result *res, char *err, size_t errlen);
 /* Runs one point through the platform: writes a scenario into a fresh folder under workdir, runs
  * the armprof-vp at vp_path on it, reads its summary.json, removes the folder (kept on failure).
  * Safe from several threads at once. Returns 0, or -1 with a message. */
 int ex_point_run_platform(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *workdir,
                           ex_result *res, char *err, size_t errlen);
+/* The same in the existing folder dir, which is kept (armprof-vp's spe.bin, summary.json, its log
+ * and the scenario stay there); *summary (when not NULL) gets summary.json's text (malloc'd). */
+int ex_point_run_platform_in(const ex_sweep *sw, const ex_point_cfg *cfg, const char *vp_path, const char *dir,
+                             ex_result *res, char **summary, char *err, size_t errlen);
 /* Platform points run through a fork server per worker thread (armprof-vp --serve: loaded once, a
  * child forked per point before elaboration) unless turned off here or by ARMPROF_EXPLORE_SPAWN=1
  * (then one armprof-vp process is spawned per point). The results are the same either way. */
@@ -205,7 +233,7 @@ const char *ex_default_vp_path(void);
 /* ----- Running a sweep -------------------------------------------------------------------------- */
 
 typedef struct ex_run_opts {
-    const char *outdir;
+    const char *outdir;     /* NULL: no files (no state file, no outputs): the results in memory only */
     unsigned jobs;          /* worker threads (0: the machine's cores) */
     bool fresh;             /* ignore finished points in the state file */
     bool progress;          /* progress bar and ETA on stderr */
@@ -222,6 +250,12 @@ typedef struct ex_run_opts {
     bool merge_only;        /* run nothing: gather results, write the outputs when none is missing */
     size_t **plan;          /* non-NULL: set *plan (malloc'd) / *nplan to the points without a result, run nothing */
     size_t *nplan;
+    /* In memory (the Python package): every point's result is copied to results[i] and have[i]
+     * set to 1 (both npoints long, may be NULL); *done counts the points finished as they finish. */
+    ex_result *results;
+    unsigned char *have;
+    volatile size_t *done;
+    const char *workdir;    /* where the platform's per-point folders go (NULL: outdir) */
 } ex_run_opts;
 
 typedef struct ex_run_stats {
@@ -253,6 +287,25 @@ int ex_slurm_task(const ex_sweep *sw, const ex_run_opts *ro, const char *task_fi
 /* The points per task --slurm chooses: about a minute of work per task, at least 32 tasks when the
  * sweep has that many points, at most 1000 tasks. */
 size_t ex_slurm_slice(const ex_sweep *sw, size_t npoints);
+
+/* The recommendation, per line of the collisions plot (a value of the memory or drain axis), of
+ * the heat map (an interrupt latency) and of the TRBE plot: the smallest swept size from which on
+ * every larger one keeps the metric under the target at the worst point of that line, or, when
+ * none does, the size with the lowest worst point. */
+typedef struct ex_reco {
+    int size_param;         /* fifo_bytes, buffer_bytes or trbe_buffer_bytes; -1: a hint (text only) */
+    int metric;             /* EXM_COLLISION_PCT, EXM_LOST_PCT or EXM_TRBE_LOST_PCT */
+    double target;          /* percent */
+    int line_param;         /* the axis of the line (-1: none swept) */
+    char line_value[256];   /* its value's text */
+    double line_number;     /* its value as a number (NaN for names) */
+    bool met;
+    double size, worst;     /* met: the size, and the worst point's metric there */
+    double best_size, best_worst;
+    char text[512];         /* the line of recommendation.txt */
+} ex_reco;
+/* Sets *out (malloc'd) to the entries; returns their number, or -1 when out of memory. */
+int ex_recommend(const ex_sweep *sw, const ex_result *res, ex_reco **out);
 
 /* Writes the tables, plots and recommendation from per-point results (all present). */
 int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdir, bool plots,
