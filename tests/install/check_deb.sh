@@ -31,7 +31,9 @@ files[armprof]="usr/bin/armprof-run usr/bin/armprof-decode usr/bin/armprof-explo
   usr/share/man/man1/armprof-explore.1.gz usr/share/man/man1/armprof-vp.1.gz
   usr/share/doc/armprof/README.md usr/share/doc/armprof/integration.md
   usr/share/doc/armprof/examples/integration/CMakeLists.txt usr/share/doc/armprof/examples/integration/Makefile
-  usr/share/doc/armprof/examples/integration/foreign_soc.cpp"
+  usr/share/doc/armprof/examples/integration/foreign_soc.cpp
+  $lib/armprof/libarmprof-qemu.so usr/share/man/man7/armprof-qemu.7.gz
+  usr/bin/armprof-cosim usr/share/man/man1/armprof-cosim.1.gz"
 deps[armprof]="libc6 libstdc++6 libsystemc libcjson1 libfyaml0"
 # The Python layer (python/, left out with ARMPROF_WITHOUT=python): the engine library and the package.
 if compgen -G "$dir/python3-armprof_*.deb" >/dev/null; then
