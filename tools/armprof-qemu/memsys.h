@@ -259,6 +259,18 @@ static inline void memsys_access_quiet(memsys *m, const memsys_req *q)
     m->reg_live |= 1ull << q->dst_reg[0] | 1ull << q->dst_reg[1];
 }
 
+/* Warming only (a full-system bridge between its sample windows): the access's TLB entry and L1D
+ * line become most recently used at cycle `now` (filled on a miss, evicting the least recently
+ * used, ready at once), with no lower level, queueing, stall or counting. The next full access
+ * looks its line and page up again. */
+static inline void memsys_warm_l1(memsys *m, uint64_t va, uint64_t now)
+{
+    ms_touch(&m->tlb, va, now);
+    ms_touch(&m->l1d, va, now);
+    m->last_line = 0;
+    m->last_page = 0;
+}
+
 /* Branch predictor: index of the counter / target entry of the branch at pc. */
 static inline uint32_t memsys_bp_index(const memsys *m, uint64_t pc) { return (uint32_t)(pc >> 2) & m->bp_mask; }
 

@@ -59,7 +59,11 @@ static void say(const char *fmt, ...)
 typedef struct options {
     spu_config spu;
     memsys_config ms;
-    bool cache;                 /* every access of a profiled context goes through the cache model */
+    bool cache;                 /* accesses of a profiled context go through the cache model */
+    bool warm_all;              /* every access through the whole model (else: L1D and TLB only,
+                                 * outside the window before each sample point) */
+    uint32_t warm_ops;          /* the window: operations before a sample point */
+    uint32_t warm_every;        /* outside the window, one access in this many warms L1D/TLB (0: none) */
     bool v1p2;                  /* FEAT_SPEv1p2 (PMSVer 0b0011) */
     char out[PATH_MAX];         /* where the summary goes at exit; empty: none */
     char regs_log[PATH_MAX];    /* every register access, for tests; empty: none */
@@ -90,7 +94,7 @@ static int parse_bool(const char *k, const char *v, bool *out)
 
 static const char *const usage_keys =
     "out, regs_log, min_interval, max_record, count_size, lds, ernd, align, v1p2, fifo, inflight, "
-    "cache, line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, "
+    "cache (on, off, all), warm_ops, warm_every, line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, "
     "tlb_ways, tlb_lat, walk_lat, bp_entries, mispredict_lat";
 
 /* PMSIDR_EL1.Interval encodings (seed 001 §4.3.5): the minimum sampling interval they stand for. */
@@ -120,6 +124,7 @@ static int parse_arg(const char *arg)
         { "tlb_ways", &m->tlb_ways }, { "tlb_lat", &m->tlb_lat }, { "walk_lat", &m->walk_lat },
         { "bp_entries", &m->bp_entries }, { "mispredict_lat", &m->mispredict_lat },
         { "fifo", &opt.spu.fifo_bytes }, { "inflight", &opt.spu.max_inflight },
+        { "warm_ops", &opt.warm_ops }, { "warm_every", &opt.warm_every },
     };
     for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
         if (!strcmp(key, u32s[i].name)) {
@@ -177,6 +182,8 @@ static int parse_arg(const char *arg)
             return -1;
         }
         opt.spu.count_size = x == 12 ? 2 : 3;
+    } else if (!strcmp(key, "cache") && !strcmp(v, "all")) {
+        opt.cache = opt.warm_all = true;
     } else if (!strcmp(key, "lds") || !strcmp(key, "ernd") || !strcmp(key, "v1p2") ||
                !strcmp(key, "cache")) {
         if (parse_bool(key, v, &b)) {
@@ -186,7 +193,7 @@ static int parse_arg(const char *arg)
         if (!strcmp(key, "lds")) opt.spu.lds = b;
         else if (!strcmp(key, "ernd")) opt.spu.ernd = b;
         else if (!strcmp(key, "v1p2")) opt.v1p2 = opt.spu.feat_spev1p2 = opt.spu.fne = b;
-        else opt.cache = b;
+        else opt.cache = b, opt.warm_all = false;
     } else {
         say("unknown option '%s' (keys: %s)", key, usage_keys);
         return -1;
@@ -229,6 +236,8 @@ typedef struct svcpu {
     const insn_desc *armed;     /* the instruction at the sample point, in the current block */
     const tb_desc *armed_tb;
     insn_access armed_mem;
+    uint64_t warm_line;         /* line number + 1 of the last L1D-only warming access */
+    uint32_t warm_count;        /* accesses since it */
     bool armed_mispred;
     bool irq;
     /* figures for the summary */
@@ -504,7 +513,16 @@ static void mem_access(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t va
                                           .acc = memsys_access_data(&v->ms, &q) };
         }
     } else if (opt.cache) {
-        memsys_access_quiet(&v->ms, &q);
+        /* The whole model (L2, LLC, queues) in the window before the sample point; outside it
+         * only L1D and the TLB keep up, which costs a few cycles of the host per access. */
+        if (opt.warm_all || v->until < opt.warm_ops) {
+            memsys_access_quiet(&v->ms, &q);
+            v->warm_line = 0;
+        } else if (opt.warm_every && ++v->warm_count >= opt.warm_every && (va >> 6) + 1 != v->warm_line) {
+            v->warm_count = 0;
+            v->warm_line = (va >> 6) + 1;
+            memsys_warm_l1(&v->ms, va, q.now);
+        }
     }
 }
 
@@ -822,6 +840,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     spu_config_default(&opt.spu);
     opt.spu.lds = true;                 /* Data Source packets (PMSIDR_EL1.LDS) */
     opt.cache = true;
+    opt.warm_ops = 64;
+    opt.warm_every = 8;
     for (int i = 0; i < argc; i++)
         if (parse_arg(argv[i]))
             return -1;
