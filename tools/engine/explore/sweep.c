@@ -360,9 +360,9 @@ static int add_seed_axis(ctx *c)
 {
     ex_sweep *sw = c->sw;
     int sp = ex_param_find("seed");
+    about(c, "seeds", NULL);
     for (int a = 0; a < sw->naxes; a++)
         if (sw->axes[a].param == sp) {
-            about(c, "seeds", NULL);
             return fail(c, NULL, sw->seeds_line, "seeds: %d and a swept seed (line %d) both choose the seeds: "
                         "use one", sw->seeds, sw->axes[a].line);
         }
@@ -403,6 +403,7 @@ static int add_seed_axis(ctx *c)
             return fail(c, NULL, sw->seeds_line, "the sweep has more than a million points with %d seeds each",
                         sw->seeds);
     }
+    about(c, NULL, NULL);
     return 0;
 }
 
