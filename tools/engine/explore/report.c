@@ -679,6 +679,8 @@ static int plot_lines(const ex_sweep *sw, const ex_result *res, const char *dir,
     if (floor_ < 1e-6)
         floor_ = 1e-6;
     double top = pow(10, ceil(log10(vmax * 1.05)));
+    if (vmax <= 100 && top > 100) /* a percentage: 100 at most */
+        top = 100;
     if (top <= floor_ * 10)
         top = floor_ * 100;
 
@@ -850,8 +852,8 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
                    "font 'Sans,10', \\\n");
     else
         fprintf(p, "     '' using 1:2:(sprintf('%%.2g', $3)) with labels font 'Sans,10', \\\n");
-    fprintf(p, "     '' using 1:2:($8 == 1 ? 0.46 : NaN):(0.42) with boxxyerror fs empty lc 'black' lw 2.5, \\\n"
-               "     '' using 1:2:($8 == 2 ? 0.46 : NaN):(0.42) with boxxyerror fs empty lc 'black' lw 2.5 dt 2\n");
+    fprintf(p, "     '' using 1:2:($8 == 1 ? 0.44 : NaN):(0.4) with boxxyerror fs empty lc 'black' lw 2.5, \\\n"
+               "     '' using 1:2:($8 == 2 ? 0.44 : NaN):(0.4) with boxxyerror fs empty lc 'black' lw 2.5 dt 2\n");
     fclose(p);
     gp_terms(gp, "lost_heatmap", NULL, true);
     return 0;

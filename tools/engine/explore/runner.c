@@ -226,20 +226,48 @@ static void *worker(void *arg)
     }
 }
 
-/* Reads the state file: results of points whose key matches; rewrites it without a torn last
- * line so new lines append cleanly. */
+/* A point's key and index, sorted by key for load_state's look-up. */
+typedef struct keyed {
+    char key[17];
+    size_t i;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Reads the state file: the result of a line goes to every point with its key (a key hashes
+ * every parameter's value and the model, so a point's result is found whatever its index: after
+ * an edit that renumbers the points, such as a value added to an axis or `seeds:`, only the new
+ * points run); rewrites the file without a torn last line so new lines append cleanly. */
 static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex_result *res, bool *have,
                       size_t *resumed, char *err, size_t errlen)
 {
     *resumed = 0;
+    keyed *order = malloc((sw->npoints ? sw->npoints : 1) * sizeof(*order));
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < sw->npoints; i++) {
+        memcpy(order[i].key, keys[i], sizeof(order[i].key));
+        order[i].i = i;
+    }
+    qsort(order, sw->npoints, sizeof(*order), by_key);
     FILE *f = fopen(path, "r");
-    if (!f)
+    if (!f) {
+        free(order);
         return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
+    }
     char tmp[4200];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     FILE *o = fopen(tmp, "w");
     if (!o) {
         fclose(f);
+        free(order);
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
@@ -256,9 +284,16 @@ static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex
         bool ok = cJSON_IsString(k) && cJSON_IsNumber(ix) && cJSON_IsObject(m);
         if (ok) {
             fputs(line, o);
-            double di = ix->valuedouble;
-            size_t i = (size_t)di;
-            if (di >= 0 && i < sw->npoints && !strcmp(keys[i], k->valuestring) && !have[i]) {
+            /* the first point with this key in `order` */
+            size_t lo = 0, hi = sw->npoints;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(order[mid].key, k->valuestring) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < sw->npoints && !strcmp(order[lo].key, k->valuestring)) {
                 ex_result r;
                 bool all = true;
                 for (int q = 0; q < EXM__COUNT && all; q++) {
@@ -274,15 +309,19 @@ static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex
                 if (all) {
                     if (isnan(r.m[EXM_RECORD_BYTES_PER_CYCLE]))
                         ex_result_derive(&r);
-                    res[i] = r;
-                    have[i] = true;
-                    (*resumed)++;
+                    for (size_t q = lo; q < sw->npoints && !strcmp(order[q].key, k->valuestring); q++)
+                        if (!have[order[q].i]) {
+                            res[order[q].i] = r;
+                            have[order[q].i] = true;
+                            (*resumed)++;
+                        }
                 }
             }
         }
         cJSON_Delete(j);
     }
     free(line);
+    free(order);
     fclose(f);
     if (fclose(o) != 0 || rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
