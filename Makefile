@@ -49,7 +49,8 @@ linux: build
 	@scripts/install-deps.sh --linux
 	@scripts/linux-setup.sh $(BUILD)
 
-# The Debian package (CPack): $(BUILD)/armprof_<version>_<arch>.deb, `apt install ./$(BUILD)/armprof_*.deb`.
+# The Debian packages (CPack, cmake/ArmprofPackage.cmake): $(BUILD)/<package>_<version>_<arch>.deb,
+# `sudo apt install ./$(BUILD)/*.deb`.
 package: build
 	@cd $(BUILD) && cpack -G DEB
 

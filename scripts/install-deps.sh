@@ -16,6 +16,7 @@ PKGS=(build-essential cmake pkg-config
       libcjson-dev libfyaml-dev gnuplot-nox linux-perf
       clang libclang-rt-14-dev gtkwave
       help2man abigail-tools dpkg-dev binutils    # packaging: man pages, ABI baseline, .deb
+      lintian                                     # the .deb as Debian judges it (ctest -L install)
       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
       slurm-wlm munge
       hyperfine

@@ -229,6 +229,8 @@ typedef struct svcpu {
     armprof_pe_ctx ctx;
     uint64_t until;             /* operations to count before the next sample point (UINT64_MAX: none) */
     uint64_t pending;           /* counted, not yet reported to the SPU */
+    uint64_t tb_base, insns;    /* instructions before the current block / with it: the memory
+                                   model's program-order time (one cycle each) */
     const tb_desc *prev;
     const insn_desc *armed;     /* the instruction at the sample point, in the current block */
     const tb_desc *armed_tb;
@@ -508,6 +510,8 @@ static void tb_exec(unsigned int idx, void *udata)
         return;
     const tb_desc *p = v->prev;
     v->prev = tb;
+    v->tb_base = v->insns;
+    v->insns += tb->n;
     if (v->armed) {
         if (p && p->ends_in_branch && v->armed == &p->insn[p->n - 1]) {
             const insn_desc *b = v->armed;
@@ -544,15 +548,19 @@ static void mem_access(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t va
     svcpu *v = vcpu_of((int)idx);
     if (!v || v->until == UINT64_MAX)
         return;
+    /* No register dependences here: the address waits for no load (memsys.h) */
+    const insn_desc *d = udata;
+    memsys_req q = { .va = va, .now = v->tb_base + d->idx, .addr_reg = { MEMSYS_REG_NONE, MEMSYS_REG_NONE },
+                     .dst_reg = { MEMSYS_DST_NONE, MEMSYS_DST_NONE } };
     if (udata == v->armed) {
         if (!v->armed_mem.valid) {
             struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, va);
             v->armed_mem = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info), .va = va,
                                       .pa = hw ? qemu_plugin_hwaddr_phys_addr(hw) : 0,
-                                      .acc = memsys_access_data(&v->ms, va) };
+                                      .acc = memsys_access_data(&v->ms, &q) };
         }
     } else if (opt.cache) {
-        memsys_access_data(&v->ms, va);
+        memsys_access_quiet(&v->ms, &q);
     }
 }
 

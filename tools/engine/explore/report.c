@@ -110,6 +110,20 @@ static int line_axis(const ex_sweep *sw, int *which)
     return -1;
 }
 
+/* Closes an output file: -1 with `err` naming dir/name and the reason when anything written to
+ * it was lost (a full file system, a file-size limit). */
+static int close_in(FILE *f, const char *dir, const char *name, char *err, size_t errlen)
+{
+    /* A failed write left its errno (nothing since has set it); fclose writes what is left, and
+     * fails again with the reason. */
+    int had = ferror(f) ? (errno ? errno : EIO) : 0;
+    int e = fclose(f) != 0 ? errno : had;
+    if (!e)
+        return 0;
+    snprintf(err, errlen, "cannot write %s%s%s: %s", dir ? dir : "", dir ? "/" : "", name, strerror(e));
+    return -1;
+}
+
 /* ----- CSV and JSON ------------------------------------------------------------------------ */
 
 static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path, char *err, size_t errlen)
@@ -145,11 +159,7 @@ static int write_csv(const ex_sweep *sw, const ex_result *res, const char *path,
                 fprintf(f, ",%s", fmt_metric(b, sizeof(b), res[i].m[m]));
         fputc('\n', f);
     }
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    return close_in(f, NULL, path, err, errlen);
 }
 
 static int write_json(const ex_sweep *sw, const ex_result *res, const char *path, const ex_reco *reco, int nreco,
@@ -224,13 +234,18 @@ static int write_json(const ex_sweep *sw, const ex_result *res, const char *path
     cJSON_Delete(j);
     FILE *f = fopen(path, "w");
     int rc = 0;
-    if (!f || !text || fprintf(f, "%s\n", text) < 0)
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    else if (!text)
+        snprintf(err, errlen, "out of memory writing %s", path);
+    if (!f || !text)
         rc = -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
+    if (f) {
+        fprintf(f, "%s\n", text ? text : "");
+        if (close_in(f, NULL, path, err, errlen))
+            rc = -1;
+    }
     cJSON_free(text);
-    if (rc)
-        snprintf(err, errlen, "cannot write %s", path);
     return rc;
 }
 
@@ -579,6 +594,7 @@ static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen
     return f;
 }
 
+
 static void title_esc(char *out, size_t n, const char *in)
 {
     size_t k = 0;
@@ -706,10 +722,8 @@ static int plot_lines(const ex_sweep *sw, const ex_result *res, const char *dir,
         }
         fprintf(d, "\n\n");
     }
-    if (fclose(d) != 0) {
-        snprintf(err, errlen, "cannot write %s/%s", dir, name);
+    if (close_in(d, dir, name, err, errlen))
         return -1;
-    }
 
     snprintf(name, sizeof(name), "%s.plt", lp->stem);
     FILE *p = open_in(dir, name, err, errlen);
@@ -757,10 +771,8 @@ static int plot_lines(const ex_sweep *sw, const ex_result *res, const char *dir,
     fprintf(p, "  NaN with points lc 'black' lw 2 pt 6 ps 2 title 'recommended', \\\n");
     fprintf(p, "  NaN with points lc 'black' lw 2 pt 4 ps 2 title 'best, target not met', \\\n");
     fprintf(p, "  %g with lines ls 99 title 'target %g %%'\n", lp->target, lp->target);
-    if (fclose(p) != 0) {
-        snprintf(err, errlen, "cannot write %s/%s", dir, name);
+    if (close_in(p, dir, name, err, errlen))
         return -1;
-    }
     gp_terms(gp, lp->stem, NULL, false);
     return 0;
 }
@@ -820,7 +832,8 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
         }
         fprintf(d, "\n");
     }
-    fclose(d);
+    if (close_in(d, dir, "lost_heatmap.dat", err, errlen))
+        return -1;
     FILE *p = open_in(dir, "lost_heatmap.plt", err, errlen);
     if (!p)
         return -1;
@@ -854,7 +867,8 @@ static int plot_heatmap(const ex_sweep *sw, const ex_result *res, const char *di
         fprintf(p, "     '' using 1:2:(sprintf('%%.2g', $3)) with labels font 'Sans,10', \\\n");
     fprintf(p, "     '' using 1:2:($8 == 1 ? 0.44 : NaN):(0.4) with boxxyerror fs empty lc 'black' lw 2.5, \\\n"
                "     '' using 1:2:($8 == 2 ? 0.44 : NaN):(0.4) with boxxyerror fs empty lc 'black' lw 2.5 dt 2\n");
-    fclose(p);
+    if (close_in(p, dir, "lost_heatmap.plt", err, errlen))
+        return -1;
     gp_terms(gp, "lost_heatmap", NULL, true);
     return 0;
 }
@@ -931,7 +945,8 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
                     sw->model == EX_MODEL_PLATFORM ? "platform" : "C-level");
             for (int i = 0; i < nreco; i++)
                 fprintf(f, "%s\n", reco[i].text);
-            fclose(f);
+            if (close_in(f, NULL, path, err, errlen))
+                rc = -1;
         }
     }
     if (!rc && plots) {
@@ -960,8 +975,10 @@ int ex_write_outputs(const ex_sweep *sw, const ex_result *res, const char *outdi
             else
                 rc = -1;
         }
-        if (gp)
-            fclose(gp);
+        if (gp && rc)
+            fclose(gp); /* the first error is the one said */
+        else if (gp && close_in(gp, outdir, "plots.gp", err, errlen))
+            rc = -1;
         if (!rc && made) {
             *plotted = run_gnuplot(outdir);
             if (!*plotted && summary)

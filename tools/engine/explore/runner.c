@@ -36,6 +36,7 @@ typedef struct pool {
     bool tty;
     int last_decile;
     int last_len;           /* columns of the progress line on the terminal now */
+    int state_errno;        /* the first write error of the state file (0: none) */
     char first_err[512];
 } pool;
 
@@ -203,11 +204,10 @@ static void *worker(void *arg)
             pl->have[i] = true;
             /* One whole line per point, flushed at once: an interrupted sweep loses at most the
              * points still running. */
-            if (line && pl->state) {
-                fputs(line, pl->state);
-                fputc('\n', pl->state);
-                fflush(pl->state);
-            }
+            if (line && pl->state &&
+                (fputs(line, pl->state) < 0 || fputc('\n', pl->state) == EOF || fflush(pl->state) != 0) &&
+                !pl->state_errno)
+                pl->state_errno = errno ? errno : EIO;
         } else if (pl->ro->stop && *pl->ro->stop) {
             /* interrupted (a child process gets the signal too): not finished, not failed */
             pthread_mutex_unlock(&pl->mu);
@@ -508,8 +508,8 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
         pthread_mutex_unlock(&pl.mu);
     }
     pthread_mutex_destroy(&pl.mu);
-    if (state)
-        fclose(state);
+    if (state && fclose(state) != 0 && !pl.state_errno)
+        pl.state_errno = errno ? errno : EIO;
     state = NULL;
     if (ro->results || ro->have)
         for (size_t i = 0; i < n; i++) {
@@ -518,6 +518,10 @@ int ex_sweep_run(const ex_sweep *sw, const ex_run_opts *ro, ex_run_stats *st, ch
             if (ro->have)
                 ro->have[i] = have[i];
         }
+    if (pl.state_errno) { /* the results are here, but a resumed sweep would not find them */
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(pl.state_errno));
+        goto out;
+    }
     st->ran = pl.finished - pl.failed;
     st->failed = pl.failed;
     st->interrupted = pl.finished < pl.ntodo;

@@ -281,6 +281,10 @@ int run_trbe(const run_trbe_opts *o, run_trbe_result *r)
         next_trig = 1 + ap_prng64_below(&rng, 2 * o->trigger_every);
     enable(&c);
     while (produced < o->bytes) {
+        if (o->stop && *o->stop) {
+            r->interrupted = true;
+            break;
+        }
         uint64_t n = 1 + ap_prng64_below(&rng, 2 * (uint64_t)o->mean_burst - 1);
         if (n > o->bytes - produced)
             n = o->bytes - produced;

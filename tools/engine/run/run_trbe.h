@@ -3,6 +3,7 @@
 #ifndef ARMPROF_RUN_TRBE_H
 #define ARMPROF_RUN_TRBE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ typedef struct run_trbe_opts {
                                  * the functional model); trbu.max_outstanding_writes in flight */
     trbu_config trbu;
     FILE *dump;                 /* the consumed buffer contents are appended here (may be NULL) */
+    const volatile sig_atomic_t *stop; /* non-zero: the source stops and the session ends (NULL: never) */
 } run_trbe_opts;
 
 typedef struct run_trbe_result {
@@ -47,6 +49,7 @@ typedef struct run_trbe_result {
                                  * from the unit's writes outstanding); st.bytes_refused counts
                                  * each refused offer, so st.bytes_in = bytes + st.bytes_refused */
     double host_seconds;
+    bool interrupted;           /* *opts.stop ended the source before its bytes */
     armprof_err error;          /* ARMPROF_OK, or why the run could not start */
     char error_text[160];
 } run_trbe_result;

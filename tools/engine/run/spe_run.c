@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "armprof/sysreg.h"
+
 #define BUF_BASE 0x0000000010000000ull
 
 typedef struct run_ctx {
@@ -190,13 +192,13 @@ static void service(run_ctx *c, spe_run_result *r)
     spu_t *spu = c->spu;
     spu_psb_csync(spu);
     uint64_t sr = rd(spu, SPU_PMBSR_EL1);
-    if (!(sr & (1ull << 17)))
+    if (!(sr & PMBSR_EL1_S))
         return;
-    uint64_t ec = (sr >> 26) & 0x3f;
-    bool dl = (sr >> 19) & 1, ea = (sr >> 18) & 1;
+    uint64_t ec = ap_field_get(PMBSR_EL1_EC, sr);
+    bool dl = sr & PMBSR_EL1_DL, ea = sr & PMBSR_EL1_EA;
     uint64_t ptr = rd(spu, SPU_PMBPTR_EL1);
     r->serviced++;
-    if (ec == ARMPROF_EC_OTHER && !ea) {
+    if (ec == PMBSR_EL1_EC_BUF && !ea) {
         if (!dl)
             dump(c, r, ptr);        /* DL=1: the tail cannot be trusted, perf truncates */
         wr(spu, SPU_PMBPTR_EL1, c->base);
@@ -256,13 +258,14 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
     wr(spu, SPU_PMSFCR_EL1, o->pmsfcr);
     wr(spu, SPU_PMSEVFR_EL1, o->pmsevfr);
     wr(spu, SPU_PMSLATFR_EL1, o->pmslatfr);
-    uint64_t irr = ((uint64_t)(o->interval >> 8) << 8) | (o->rnd ? 1 : 0);
+    uint64_t irr = ap_field_prep(PMSIRR_EL1_INTERVAL, o->interval >> 8) | (o->rnd ? PMSIRR_EL1_RND : 0);
     wr(spu, SPU_PMSIRR_EL1, irr);
     wr(spu, SPU_PMSICR_EL1, rd(spu, SPU_PMSIRR_EL1));
     wr(spu, SPU_PMBPTR_EL1, c.base);
-    wr(spu, SPU_PMBLIMITR_EL1, (c.base + c.size) | 1);
+    wr(spu, SPU_PMBLIMITR_EL1, (c.base + c.size) | PMBLIMITR_EL1_E);
     wr(spu, SPU_PMBSR_EL1, 0);
-    wr(spu, SPU_PMSCR_EL1, (o->ts ? 1u << 5 : 0) | (o->pa ? 1u << 4 : 0) | (o->cx ? 1u << 3 : 0) | 3);
+    wr(spu, SPU_PMSCR_EL1, (o->ts ? PMSCR_EL1_TS : 0) | (o->pa ? PMSCR_EL1_PA : 0) | (o->cx ? PMSCR_EL1_CX : 0) |
+                               PMSCR_EL1_E1SPE | PMSCR_EL1_E0SPE);
 
     wl_gen g;
     wl_init(&g, &o->wl);
@@ -273,13 +276,17 @@ int spe_run(const spe_run_opts *o, spe_run_result *r)
     double fifo_sum = 0;
     bool first_event = false;
     while (done < o->ops) {
+        if (o->stop && *o->stop) {
+            r->interrupted = true;
+            break;
+        }
         if (c.irq && !first_event) {
             first_event = true;
             r->first_pmbsr = rd(spu, SPU_PMBSR_EL1);
         }
         if (c.irq && o->service && spu_now(spu) >= c.irq_at + o->irq_latency) {
             uint64_t sr = rd(spu, SPU_PMBSR_EL1);
-            if ((sr >> 19) & 1)
+            if (sr & PMBSR_EL1_DL)
                 r->dl_events++;
             service(&c, r);
             continue;

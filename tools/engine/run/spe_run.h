@@ -3,6 +3,7 @@
 #ifndef ARMPROF_SPE_RUN_H
 #define ARMPROF_SPE_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,10 @@ typedef struct spe_run_opts {
     void *sink_user;
     void (*progress)(void *user, double fraction);
     void *progress_user;
+    /* The run ends early, as a complete one does (PSB CSYNC, the buffer collected up to
+     * PMBPTR_EL1), once *stop is non-zero (a signal handler or a failed output sets it); NULL:
+     * never. */
+    const volatile sig_atomic_t *stop;
 } spe_run_opts;
 
 typedef struct spe_run_result {
@@ -65,6 +70,7 @@ typedef struct spe_run_result {
     double fifo_mean;           /* record FIFO occupancy (bytes), time-weighted */
     uint64_t fifo_p99, fifo_max;
     double host_seconds;
+    bool interrupted;           /* *opts.stop ended the run before its ops */
     armprof_err error;          /* ARMPROF_OK, or why the run could not start */
     char error_text[160];
 } spe_run_result;
