@@ -9,7 +9,8 @@ message naming what differs.
   records OUT              perf report -D decodes as many records as the model wrote
   kernel OUT present|absent  EL1 samples resolved through kallsyms, or none at all
   buffer_full OUT N        at least N buffer-full events, each serviced by the driver
-  el1 OUT                  the test module's EL1 reads and writes match the register layouts
+  el1 OUT                  the test module's EL1 reads and writes match the register layouts, and
+                           its Profiling Buffer phases (written, translation fault, RHXSYK) behave
   el0 OUT                  every SPE register access from EL0 raised SIGILL (UNDEFINED)
   refusals OUT QEMU PLUGIN GUEST   bad configurations are refused at start, naming the option
 """
@@ -193,6 +194,42 @@ def el1(out):
                      % (cpu, name, got1, got0, ones, zeros))
     print("el1: reset values and write masks of 11 registers on %d CPUs as the layouts give"
           % len(cpus))
+    buffer_el1(out, "\n".join(lines))
+
+
+def buffer_el1(out, text):
+    """The module's Profiling Buffer phases at EL1, through the kernel's page tables."""
+    m = re.search(r"buffer good pmbsr 0x([0-9a-f]+) written (\d+) first 0x([0-9a-f]+) pc_top 0x([0-9a-f]+)", text)
+    if not m:
+        fail("no 'buffer good' line from the module")
+    sr, written, first, top = int(m.group(1), 16), int(m.group(2)), int(m.group(3), 16), int(m.group(4), 16)
+    # No management event; whole records padded to Align (64 B); the first packet is the PC
+    # (Address packet, index 0: header 0xB0) of an EL1 Non-secure operation (payload bits
+    # [63:56]: NS 1, EL 0b01, seed 001 §5.3.1)
+    if sr != 0 or written == 0 or written % 64 or first != 0xB0 or top != 0xA0:
+        fail("buffer in the linear map: PMBSR_EL1 0x%x, %d bytes written, first byte 0x%x, PC top "
+             "byte 0x%x; expected 0, whole 64-byte records, 0xb0, 0xa0" % (sr, written, first, top))
+    m = re.search(r"buffer fault pmbsr 0x([0-9a-f]+) pmbptr 0x([0-9a-f]+)", text)
+    if not m:
+        fail("no 'buffer fault' line from the module")
+    sr, ptr = int(m.group(1), 16), int(m.group(2), 16)
+    ec, s_bit, fsc = (sr >> 26) & 0x3F, (sr >> 17) & 1, sr & 0x3F
+    # PMBSR_EL1 (seed 002): EC 0b100100 stage 1 data abort, S, MSS.FSC a translation fault
+    # (0b0001xx, the level in [1:0]); PMBPTR_EL1 at the write that faulted
+    if ec != 0x24 or not s_bit or fsc & 0x3C != 0x04 or ptr != 0:
+        fail("buffer at unmapped VA 0: PMBSR_EL1 0x%x (EC 0x%x S %d FSC 0x%x), PMBPTR_EL1 0x%x; expected "
+             "EC 0x24, S 1, a translation fault, PMBPTR_EL1 0" % (sr, ec, s_bit, fsc, ptr))
+    m = re.search(r"buffer limit_below pmbsr 0x([0-9a-f]+) pmbptr_moved (\d+) bytes_changed (\d+)", text)
+    if not m:
+        fail("no 'buffer limit_below' line from the module")
+    sr, moved, changed = int(m.group(1), 16), int(m.group(2)), int(m.group(3))
+    # RHXSYK broken: CONSTRAINED UNPREDICTABLE, the model's choice (docs/implementation-defined.md,
+    # ptr_policy buffer-full): a buffer full event, S 1, EC 0, BSC 0b000001, and no write at all
+    if sr != 0x20001 or moved or changed:
+        fail("limit below the pointer: PMBSR_EL1 0x%x, PMBPTR_EL1 moved %d, %d bytes changed; expected "
+             "0x20001 (S, buffer full), 0, 0" % (sr, moved, changed))
+    print("el1 buffer: records through the kernel's tables, a stage 1 translation fault (PMBSR_EL1 0x%x), "
+          "and the limit below the pointer as a buffer full event" % int(re.search(r"buffer fault pmbsr 0x([0-9a-f]+)", text).group(1), 16))
 
 
 def el0(out):

@@ -36,7 +36,9 @@ case $case_ in
     ;;
   small_aux)
     # -m ,8: an 8-page AUX buffer fills many times; the driver services every buffer-full event.
-    perf_run --raw --mmap-pages 8 -- "$progs/spe_hot" 1048576 120
+    # One record per 4097 operations leaves perf time to copy the buffer out between them (with
+    # -c 1024 a busy host can leave it full, and the driver then stops profiling: truncated AUX).
+    perf_run --raw --mmap-pages 8 --interval 4096 -- "$progs/spe_hot" 1048576 300
     python3 "$check" records "$out"
     python3 "$check" buffer_full "$out" 3
     ;;

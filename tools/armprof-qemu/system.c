@@ -33,6 +33,7 @@
 
 #include "a64.h"
 #include "armprof/spu.h"
+#include "insn_op.h"
 #include "memsys.h"
 #include "qemu_plugin_api.h"
 #include "qemu_spe_api.h"
@@ -196,10 +197,8 @@ static int parse_arg(const char *arg)
 /* ----- Translation-time descriptions --------------------------------------------------------- */
 
 typedef struct insn_desc {
-    uint64_t pc;
-    a64_branch br;
+    insn_static st;             /* PC, branch and load/store decoding */
     uint32_t idx;               /* position in its block */
-    bool ldst;                  /* a load, store or atomic: it has a data access */
     bool exc_gen;               /* SVC, HVC, SMC, BRK: generates an exception */
 } insn_desc;
 
@@ -216,11 +215,6 @@ static tb_desc *all_tbs;
 
 /* ----- Per-vCPU state ------------------------------------------------------------------------- */
 
-typedef struct mem_obs {
-    bool valid, store;
-    uint64_t va, pa;
-    memsys_access acc;
-} mem_obs;
 
 typedef struct svcpu {
     int index;                  /* QEMU's cpu_index */
@@ -234,7 +228,7 @@ typedef struct svcpu {
     const tb_desc *prev;
     const insn_desc *armed;     /* the instruction at the sample point, in the current block */
     const tb_desc *armed_tb;
-    mem_obs armed_mem;
+    insn_access armed_mem;
     bool armed_mispred;
     bool irq;
     /* figures for the summary */
@@ -394,72 +388,20 @@ static void rearm(svcpu *v)
 
 /* ----- Sampled operations --------------------------------------------------------------------- */
 
-static uint16_t data_source(memsys_level l)
-{
-    /* Neoverse data source encodings, as Linux perf decodes them for Neoverse N1: L1D 0x0, L2 0x8,
-     * system-level cache 0xb, DRAM 0xe. */
-    static const uint16_t enc[] = { 0x0, 0x8, 0xb, 0xe };
-    return enc[l];
-}
-
-/* The SPU operation for instruction d (the user-mode plugin's description, plus what only the
- * full system has: the data PA, the EL of a branch target, an exception). */
-static void describe(const svcpu *v, const insn_desc *d, const mem_obs *m, uint64_t next_pc, bool known,
+/* The SPU operation for instruction d: the user-mode plugin's description (insn_op.c), with
+ * what only the full system has: the data PA, the Exception level of a branch target, and an
+ * exception (a load or store whose access was not seen keeps its class, without an address). */
+static void describe(const svcpu *v, const insn_desc *d, const insn_access *m, uint64_t next_pc, bool known,
                      bool mispred, bool exception, spu_op *op)
 {
-    memset(op, 0, sizeof *op);
-    op->pc = d->pc;
-    op->issue_lat = 1;
-    op->total_lat = 1;
-    op->events = 1ull << SPE_EV_RETIRED;
+    bool ns = armprof_pe_security(&v->ctx) != ARMPROF_SECURE;
+    insn_op_ctx c = { .cpi = 1, .mispredict_lat = opt.ms.mispredict_lat, .target_el = v->ctx.el, .target_ns = ns };
+    insn_op_describe(&d->st, m, next_pc, known, mispred, &c, op);
+    if (op->op_class == SPE_CLASS_OTHER && d->st.mem.is_mem)
+        op->op_class = SPE_CLASS_LDST;
     if (exception) {
         op->flags |= SPU_OP_EXCEPTION;
         op->events |= 1ull << SPE_EV_EXCEPTION;
-    }
-    if (m && m->valid) {
-        const memsys_access *a = &m->acc;
-        op->op_class = SPE_CLASS_LDST;
-        op->op_subclass = (uint8_t)(SPE_LDST_GP | (m->store ? SPE_LDST_ST : 0));
-        op->flags |= SPU_OP_HAS_VA | SPU_OP_HAS_PA | SPU_OP_HAS_XLAT | SPU_OP_HAS_DSRC;
-        op->data_va = m->va;
-        op->data_pa = m->pa;
-        op->data_pa_ns = armprof_pe_security(&v->ctx) != ARMPROF_SECURE;
-        op->xlat_lat = a->xlat_lat;
-        op->total_lat = a->total_lat;
-        op->data_source = data_source(a->level);
-        op->events |= 1ull << SPE_EV_L1D_ACCESS | 1ull << SPE_EV_TLB_ACCESS;
-        if (a->level != MS_L1D)
-            op->events |= 1ull << SPE_EV_L1D_REFILL;
-        if (a->tlb_miss)
-            op->events |= 1ull << SPE_EV_TLB_WALK;
-        if (a->level >= MS_LLC)
-            op->events |= 1ull << SPE_EV_LLC_ACCESS;
-        if (a->level == MS_DRAM)
-            op->events |= 1ull << SPE_EV_LLC_MISS;
-    } else if (d->ldst) {
-        /* a load or store whose access was not seen (it faulted): its class without an address */
-        op->op_class = SPE_CLASS_LDST;
-    } else if (d->br.kind != A64_NOT_BRANCH) {
-        op->op_class = SPE_CLASS_BRANCH;
-        op->op_subclass = a64_branch_subclass(&d->br);
-        uint64_t fall = d->pc + 4;
-        bool taken = true;
-        if (known && d->br.conditional)
-            taken = next_pc != fall || d->br.target == fall;
-        if (d->br.conditional && !taken)
-            op->events |= 1ull << SPE_EV_NOT_TAKEN;
-        if (!d->br.indirect || known) {
-            op->flags |= SPU_OP_HAS_TARGET;
-            op->target = d->br.indirect ? next_pc : d->br.target;
-            op->target_el = v->ctx.el;
-            op->target_ns = armprof_pe_security(&v->ctx) != ARMPROF_SECURE;
-        }
-        if (mispred) {
-            op->events |= 1ull << SPE_EV_MISPREDICTED;
-            op->total_lat += opt.ms.mispredict_lat;
-        }
-    } else {
-        op->op_class = SPE_CLASS_OTHER;
     }
 }
 
@@ -472,7 +414,7 @@ static void retire_armed(svcpu *v, uint64_t next_pc, bool known, bool exception)
     const tb_desc *tb = v->armed_tb;
     bool last = d->idx + 1 == tb->n;
     spu_op op;
-    describe(v, d, &v->armed_mem, last ? next_pc : tb->insn[d->idx + 1].pc, known || !last,
+    describe(v, d, &v->armed_mem, last ? next_pc : tb->insn[d->idx + 1].st.pc, known || !last,
              last && v->armed_mispred, exception, &op);
     v->armed = NULL;
     v->armed_mem.valid = false;
@@ -514,7 +456,7 @@ static void tb_exec(unsigned int idx, void *udata)
     v->insns += tb->n;
     if (v->armed) {
         if (p && p->ends_in_branch && v->armed == &p->insn[p->n - 1]) {
-            const insn_desc *b = v->armed;
+            const insn_static *b = &v->armed->st;
             if (b->br.conditional)
                 v->armed_mispred = memsys_branch_cond(&v->ms, b->pc, tb->pc != b->pc + 4);
             else if (b->br.indirect)
@@ -523,7 +465,7 @@ static void tb_exec(unsigned int idx, void *udata)
         retire_armed(v, tb->pc, true, false);
     } else if (p && p->ends_in_branch && v->until != UINT64_MAX) {
         /* train the predictor on the branches of profiled code */
-        const insn_desc *b = &p->insn[p->n - 1];
+        const insn_static *b = &p->insn[p->n - 1].st;
         if (b->br.conditional)
             memsys_branch_cond(&v->ms, b->pc, tb->pc != b->pc + 4);
         else if (b->br.indirect)
@@ -555,9 +497,11 @@ static void mem_access(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t va
     if (udata == v->armed) {
         if (!v->armed_mem.valid) {
             struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, va);
-            v->armed_mem = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info), .va = va,
-                                      .pa = hw ? qemu_plugin_hwaddr_phys_addr(hw) : 0,
-                                      .acc = memsys_access_data(&v->ms, &q) };
+            v->armed_mem = (insn_access){ .valid = true, .store = qemu_plugin_mem_is_store(info),
+                                          .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)), .va = va,
+                                          .has_pa = hw != NULL, .pa = hw ? qemu_plugin_hwaddr_phys_addr(hw) : 0,
+                                          .pa_ns = armprof_pe_security(&v->ctx) != ARMPROF_SECURE,
+                                          .acc = memsys_access_data(&v->ms, &q) };
         }
     } else if (opt.cache) {
         memsys_access_quiet(&v->ms, &q);
@@ -573,18 +517,13 @@ static void psb_csync(unsigned int idx, void *udata)
     if (!v)
         return;
     if (v->armed)
-        retire_armed(v, v->armed->pc + 4, false, false);
+        retire_armed(v, v->armed->st.pc + 4, false, false);
     ARMSPECPUState st;
     arm_spe_cpu_state((int)idx, &st);
     sync_to(v, &st);
     spu_psb_csync(v->spu);
     v->psb_csyncs++;
     rearm(v);
-}
-
-static bool a64_is_ldst(uint32_t insn)
-{
-    return (insn & 0x0A000000u) == 0x08000000u;   /* op0 x1x0: Loads and Stores (C4.1) */
 }
 
 static bool a64_is_exception_generating(uint32_t insn)
@@ -604,20 +543,20 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
         insn_desc *x = &d->insn[i];
-        x->pc = qemu_plugin_insn_vaddr(in);
+        x->st.pc = qemu_plugin_insn_vaddr(in);
         x->idx = (uint32_t)i;
         uint32_t op = 0;
         if (qemu_plugin_insn_size(in) == 4)
             memcpy(&op, qemu_plugin_insn_data(in), 4);
-        x->br = a64_decode_branch(op, x->pc);
-        x->ldst = a64_is_ldst(op);
+        x->st.br = a64_decode_branch(op, x->st.pc);
+        x->st.mem = a64_decode_mem(op);
         x->exc_gen = a64_is_exception_generating(op);
         if (op == PSB_CSYNC)
             qemu_plugin_register_vcpu_insn_exec_cb(in, psb_csync, QEMU_PLUGIN_CB_NO_REGS, x);
-        if (x->ldst)
+        if (x->st.mem.is_mem)
             qemu_plugin_register_vcpu_mem_cb(in, mem_access, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, x);
     }
-    d->ends_in_branch = n && d->insn[n - 1].br.kind != A64_NOT_BRANCH;
+    d->ends_in_branch = n && d->insn[n - 1].st.br.kind != A64_NOT_BRANCH;
     pthread_mutex_lock(&lock);
     d->next_alloc = all_tbs;
     all_tbs = d;
@@ -744,7 +683,7 @@ static uint64_t be_read(void *opaque, int cpu_index, uint32_t enc, const ARMSPEC
     if (!v)
         return 0;
     if (v->armed)
-        retire_armed(v, v->armed->pc + 4, false, false);
+        retire_armed(v, v->armed->st.pc + 4, false, false);
     sync_to(v, st);
     armprof_err e = spu_reg_read(v->spu, enc, &val);
     v->reg_reads++;
@@ -760,7 +699,7 @@ static void be_write(void *opaque, int cpu_index, uint32_t enc, uint64_t value, 
     if (!v)
         return;
     if (v->armed)
-        retire_armed(v, v->armed->pc + 4, false, false);
+        retire_armed(v, v->armed->st.pc + 4, false, false);
     sync_to(v, st);
     armprof_err e = spu_reg_write(v->spu, enc, value);
     v->reg_writes++;
@@ -782,7 +721,7 @@ static void be_el_change(void *opaque, int cpu_index, const ARMSPECPUState *st)
     v->el_changes++;
     if (v->armed) {
         const insn_desc *d = v->armed;
-        bool exc = (d->ldst && !v->armed_mem.valid) || d->exc_gen;
+        bool exc = (d->st.mem.is_mem && !v->armed_mem.valid) || d->exc_gen;
         retire_armed(v, st->pc, false, exc);
     }
     sync_to(v, st);
