@@ -8,16 +8,8 @@
 # libarmprof.so and nothing in the headers needs an export macro. tests/install/check_exports.sh
 # checks the result against the headers' declarations.
 
-# Libraries in lib/<multiarch> (lib/x86_64-linux-gnu) where the system has a multiarch layout, as
-# debhelper installs them, whatever the prefix: the .deb then installs them where Debian's loader
-# and cross-building pkg-config look. -DARMPROF_MULTIARCH_LIBDIR=OFF leaves CMAKE_INSTALL_LIBDIR
-# to GNUInstallDirs (or to -DCMAKE_INSTALL_LIBDIR).
-if(CMAKE_LIBRARY_ARCHITECTURE)
-  option(ARMPROF_MULTIARCH_LIBDIR "Install libraries to lib/${CMAKE_LIBRARY_ARCHITECTURE}" ON)
-  if(ARMPROF_MULTIARCH_LIBDIR)
-    set(CMAKE_INSTALL_LIBDIR "lib/${CMAKE_LIBRARY_ARCHITECTURE}" CACHE PATH "Object code libraries" FORCE)
-  endif()
-endif()
+# CMAKE_INSTALL_LIBDIR (lib/<multiarch>) is chosen in the top CMakeLists.txt, before any folder's
+# install rules.
 include(GNUInstallDirs)
 
 file(GLOB ARMPROF_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/capi/armprof/*.h)

@@ -144,9 +144,14 @@ typedef struct ape_sweep_opts {
     volatile size_t *done;
 } ape_sweep_opts;
 int ape_sweep_run(const ape_sweep *sw, const ape_sweep_opts *o, double *metrics, unsigned char *have, ape_error *err);
+int ape_sweep_seeds(const ape_sweep *sw);
 typedef struct ape_reco {
     char size_param[64]; char metric[64]; double target; char line_param[64]; char line_value[256];
-    double line_number; int met; double size; double worst; double best_size; double best_worst; char text[512];
+    double line_number; int met; double size; double worst; double best_size; double best_worst; char text[1024];
+    int seeds; size_t ref_point; char limit[16]; double record_bytes_per_cycle; double record_gbytes_per_s;
+    double clock_hz; double drain; double write_latency_cycles; double write_bytes; double outstanding_writes;
+    double capacity_bytes_per_cycle; double bytes_in_flight; double min_outstanding_writes; double need_drain;
+    double need_outstanding_writes; double need_write_bytes; double max_write_latency_ns; double need_buffer_bytes;
 } ape_reco;
 int ape_sweep_recommend(const ape_sweep *sw, const double *metrics, ape_reco *out, int max);
 typedef struct ape_run_opts { const char *outdir; const char *vp_path; } ape_run_opts;

@@ -164,9 +164,25 @@ def platform(scenario, out=None, vp=None):
 class Recommendation:
     """One line of a sweep's recommendation: for a line of the plot (``line_param`` = ``line_value``,
     e.g. a memory latency or a drain bandwidth), the smallest ``size_param`` (``size``) that keeps
-    ``metric`` under ``target`` % at the worst point of the line (``worst``), or, when no swept
-    size does (``met`` False), the best one (``best_size`` with ``best_worst``) and what it
-    lacks (``needed``: the drop in the metric still needed). ``text`` is armprof-explore's line."""
+    ``metric`` under ``target`` % at the worst point of the line (``worst``: the worst of the
+    ``seeds`` seeds each point ran with), or, when no swept size does (``met`` False), the best one
+    (``best_size`` with ``best_worst``), what it lacks (``needed``: the drop in the metric still
+    needed) and what would meet the target. ``text`` is armprof-explore's line.
+
+    What would meet it, from the worst point of the best size (``ref_point``, an index of
+    ``SweepResult.points``) and Little's law (bytes in flight = byte rate x latency), None where it
+    does not apply: ``limit`` ("drain", "memory", "slots" or "buffer"), ``record_bytes_per_cycle``
+    and ``record_gbytes_per_s`` (the records' byte rate, the memory bandwidth they need at
+    ``clock_hz``), the point's ``drain``, ``write_latency_cycles``, ``write_bytes``,
+    ``outstanding_writes`` and ``capacity_bytes_per_cycle``; ``bytes_in_flight`` (rate x latency)
+    and ``min_outstanding_writes`` (for the mean rate); and, at most 90 % in use so that a FIFO
+    absorbs bursts, ``need_drain``, ``need_outstanding_writes``, ``need_write_bytes`` (with the
+    point's writes in flight) or ``max_write_latency_ns``; for data lost, ``need_buffer_bytes``."""
+
+    NEEDS = ("record_bytes_per_cycle", "record_gbytes_per_s", "clock_hz", "drain", "write_latency_cycles",
+             "write_bytes", "outstanding_writes", "capacity_bytes_per_cycle", "bytes_in_flight",
+             "min_outstanding_writes", "need_drain", "need_outstanding_writes", "need_write_bytes",
+             "max_write_latency_ns", "need_buffer_bytes")
 
     def __init__(self, r):
         def num(x):
@@ -183,9 +199,14 @@ class Recommendation:
         self.worst = num(r.worst)
         self.best_size = num(r.best_size)
         self.best_worst = num(r.best_worst)
+        self.seeds = int(r.seeds)
         self.text = text(r.text)
         self.needed = None if self.met or self.best_worst is None or self.target is None \
             else self.best_worst - self.target
+        self.ref_point = int(r.ref_point) if self.size_param else None
+        self.limit = text(r.limit) or None
+        for k in self.NEEDS:
+            setattr(self, k, num(getattr(r, k)))
 
     def as_dict(self):
         return {k: v for k, v in vars(self).items()}
@@ -198,17 +219,33 @@ class SweepResult:
     """What armprof.sweep() returns: ``points``, a DataFrame with one row per point (index: the
     point's index; columns: the swept parameters, then every metric some point measured, as in
     results.csv), ``recommendation`` (a list of Recommendation; empty when the sweep was
-    interrupted), ``interrupted``, ``name`` and ``out`` (the folder of the files, or None)."""
+    interrupted), ``interrupted``, ``name``, ``out`` (the folder of the files, or None) and
+    ``seeds``: the seeds each configuration ran with (``seeds: N``; with N > 1 ``points`` has a
+    ``seed`` column and N rows per configuration); ``params``: the swept parameters (the columns
+    before the metrics)."""
 
-    def __init__(self, name, points, recommendation, interrupted, out):
+    def __init__(self, name, points, recommendation, interrupted, out, seeds=1, params=()):
         self.name = name
         self.points = points
         self.recommendation = recommendation
         self.interrupted = interrupted
         self.out = out
+        self.seeds = seeds
+        self.params = list(params)
 
     def recommendation_frame(self):
         return pd.DataFrame([r.as_dict() for r in self.recommendation])
+
+    def seed_spread(self, metric):
+        """``metric`` over the seeds of each configuration: a DataFrame indexed by the other swept
+        parameters, with columns min, mean, max and seeds (the spread the plots' error bars show,
+        and the worst seed, max, the recommendation takes)."""
+        if metric not in self.points.columns:
+            raise KeyError("armprof: no metric %r in this sweep's points" % (metric,))
+        params = [c for c in self.params if c != "seed"]
+        g = self.points.groupby(params, observed=True, sort=True)[metric] if params else \
+            self.points.groupby(lambda _: 0)[metric]
+        return g.agg(["min", "mean", "max", "count"]).rename(columns={"count": "seeds"})
 
     def __repr__(self):
         return "<armprof.SweepResult %s: %d points%s>" % (self.name, len(self.points),
@@ -338,7 +375,9 @@ def sweep(spec, jobs=None, out=None, fresh=False, plots=False, progress=None, mo
     else:
         warnings.warn("armprof.sweep %s: interrupted: %d of %d points done" % (name, int(have.sum()), n),
                       RuntimeWarning, stacklevel=2)
-    return SweepResult(name, table, reco, interrupted, os.fspath(out) if out is not None else None)
+    return SweepResult(name, table, reco, interrupted, os.fspath(out) if out is not None else None,
+                       seeds=int(lib.ape_sweep_seeds(h)),
+                       params=[text(lib.ape_sweep_axis_name(h, a)) for a in range(lib.ape_sweep_axes(h))])
 
 
 def _points_frame(h, met, have):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# test_sweep.py: armprof.sweep() equals armprof-explore on the same file (the CSV's values and the recommendation), dict and YAML alike; bad sweeps raise ScenarioError naming key and value; Ctrl-C returns the points done.
+# test_sweep.py: armprof.sweep() equals armprof-explore on the same file (the CSV's values and the recommendation), dict and YAML alike; seeds: N rows, their spread and the worst-seed recommendation with its Little's-law figures; bad sweeps raise ScenarioError naming key and value; Ctrl-C returns the points done.
 import csv
 import math
 import os
@@ -188,3 +188,87 @@ def test_ctrl_c_stops_workers_and_returns_points_done(tmp_path):
     done = int(words[1])
     assert 0 < done < 40 and words[2] == "True" and words[3] == "0"
     assert "interrupted" in err
+
+
+SEEDS = textwrap.dedent("""\
+    name: seeded
+    seeds: 3
+    ops: 2400000
+    ops_per_cycle: 24
+    interval: 256
+    rnd: true
+    inflight: 4
+    buffer_bytes: 64M
+    clock_hz: 2e9
+    spe: {drain: 16, write_bytes: 64, max_outstanding_writes: 16}
+    workload: {mix: compute}
+    recommend: {max_collision_pct: 1}
+    sweep:
+      memory.write_latency_ns: [150, 300]
+      fifo_bytes: [256, 1024, 4096]
+    """)
+
+
+@pytest.fixture(scope="module")
+def seeded(tool, tmp_path_factory):
+    d = tmp_path_factory.mktemp("seeded")
+    path = d / "seeded.yaml"
+    path.write_text(SEEDS)
+    out = d / "out"
+    run_tool(tool("armprof-explore"), "-q", "-j", "2", "-o", str(out), str(path))
+    return path, out, armprof.sweep(str(path), jobs=2, progress=False)
+
+
+def test_seeds_rows_and_spread(seeded):
+    """seeds: 3: three rows per configuration (a seed column, as in results.csv), and seed_spread()
+    gives each configuration's lowest, mean and highest seed: the plot's error bars."""
+    path, out, s = seeded
+    assert s.seeds == 3 and s.params == ["write_latency_ns", "fifo_bytes", "seed"]
+    assert_points_equal_csv(s.points, read_csv(out / "results.csv"))
+    assert sorted(s.points["seed"].unique()) == [1, 2, 3]
+    spread = s.seed_spread("collision_pct")
+    assert len(spread) == 6 and (spread["seeds"] == 3).all()
+    # the collisions plot's data: the same spread per latency block and depth
+    blocks = (out / "collisions_vs_fifo.dat").read_text().split("# write_latency_ns ")[1:]
+    for block in blocks:
+        lines = block.strip().splitlines()
+        lat = int(lines[0])
+        for row in lines[1:]:
+            x, mean, worst, n, lo, hi = (float(v) for v in row.split()[:6])
+            got = spread.loc[(lat, int(x))]
+            assert (got["min"], got["mean"], got["max"]) == pytest.approx((lo, mean, hi), rel=1e-7)
+            assert worst == pytest.approx(got["max"], rel=1e-7) and n == 3
+
+
+def test_seeds_recommendation_worst_seed_and_needs(seeded):
+    """The recommendation takes the worst seed; a latency no depth serves names what would, with
+    figures that follow from the reference point's metrics by Little's law."""
+    path, out, s = seeded
+    lines = (out / "recommendation.txt").read_text().splitlines()[1:]
+    assert [r.text for r in s.recommendation] == lines
+    spread = s.seed_spread("collision_pct")
+    for r in s.recommendation:
+        assert r.seeds == 3
+        worst = spread.loc[r.line_number]["max"]
+        if r.met:
+            assert r.worst == pytest.approx(worst.loc[r.size]) and "worst of 3 seeds" in r.text
+            assert r.limit is None and r.need_outstanding_writes is None
+            continue
+        assert r.best_worst == pytest.approx(worst.min())
+        ref = s.points.loc[r.ref_point]
+        assert ref["write_latency_ns"] == r.line_number and ref["fifo_bytes"] == r.best_size
+        assert ref["collision_pct"] == pytest.approx(r.best_worst)
+        assert r.record_bytes_per_cycle == pytest.approx(ref["record_bytes_per_cycle"])
+        assert r.record_gbytes_per_s == pytest.approx(r.record_bytes_per_cycle * 2)
+        # 300 ns at 2 GHz is 600 cycles; 16 writes of 64 B carry 16 x 64 / 600 B/cycle
+        assert r.limit == "memory" and r.write_latency_cycles == 600
+        assert (r.write_bytes, r.outstanding_writes) == (64, 16)
+        assert r.capacity_bytes_per_cycle == pytest.approx(16 * 64 / 600)
+        assert r.bytes_in_flight == pytest.approx(r.record_bytes_per_cycle * 600)
+        assert r.min_outstanding_writes == math.ceil(r.bytes_in_flight / 64)
+        assert r.need_outstanding_writes == math.ceil(r.bytes_in_flight / 0.9 / 64)
+        assert r.max_write_latency_ns == pytest.approx(0.9 * 16 * 64 / r.record_bytes_per_cycle / 2)
+        assert "%d outstanding writes of 64 B" % r.need_outstanding_writes in r.text
+        frame = s.recommendation_frame()
+        assert {"seeds", "limit", "need_outstanding_writes", "record_gbytes_per_s"} <= set(frame.columns)
+    assert any(not r.met for r in s.recommendation) and any(r.met for r in s.recommendation)

@@ -213,8 +213,11 @@ int main(int argc, char **argv)
     }
     if (slurm && !so.wait)
         return close_stdout() ? 1 : 0;
-    if (ro.progress)
+    if (ro.progress) {
+        /* After the recommendation and the files (stdout, block-buffered in a log): the last line. */
+        fflush(stdout);
         fprintf(stderr, "armprof-explore: %zu points (%zu run, %zu resumed) in %.2f s\n", st.points, st.ran,
                 st.resumed, st.wall_seconds);
+    }
     return close_stdout() ? 1 : 0;
 }

@@ -253,6 +253,17 @@ int ape_sweep_run(const ape_sweep *s, const ape_sweep_opts *o, double *metrics, 
     return 0;
 }
 
+int ape_sweep_seeds(const ape_sweep *s)
+{
+    if (!s)
+        return 0;
+    int p = ex_param_find("seed");
+    for (int a = 0; a < s->sw.naxes; a++)
+        if (s->sw.axes[a].param == p)
+            return s->sw.axes[a].nvals;
+    return 1;
+}
+
 int ape_sweep_recommend(const ape_sweep *s, const double *metrics, ape_reco *out, int max)
 {
     if (!s || !metrics)
@@ -284,6 +295,24 @@ int ape_sweep_recommend(const ape_sweep *s, const double *metrics, ape_reco *out
         a->best_size = r[i].best_size;
         a->best_worst = r[i].best_worst;
         snprintf(a->text, sizeof(a->text), "%s", r[i].text);
+        a->seeds = r[i].seeds;
+        a->ref_point = r[i].ref;
+        snprintf(a->limit, sizeof(a->limit), "%s", ex_limit_names[r[i].limit]);
+        a->record_bytes_per_cycle = r[i].record_bytes_per_cycle;
+        a->record_gbytes_per_s = r[i].record_gbytes_per_s;
+        a->clock_hz = r[i].clock_hz;
+        a->drain = r[i].drain;
+        a->write_latency_cycles = r[i].write_latency_cycles;
+        a->write_bytes = r[i].write_bytes;
+        a->outstanding_writes = r[i].outstanding_writes;
+        a->capacity_bytes_per_cycle = r[i].capacity_bytes_per_cycle;
+        a->bytes_in_flight = r[i].bytes_in_flight;
+        a->min_outstanding_writes = r[i].min_outstanding_writes;
+        a->need_drain = r[i].need_drain;
+        a->need_outstanding_writes = r[i].need_outstanding_writes;
+        a->need_write_bytes = r[i].need_write_bytes;
+        a->max_write_latency_ns = r[i].max_write_latency_ns;
+        a->need_buffer_bytes = r[i].need_buffer_bytes;
     }
     free(r);
     return k;

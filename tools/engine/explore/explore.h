@@ -93,7 +93,8 @@ enum {
     EXM_UNSAMPLED_OPS = EXM_DISCARD_FIRST + SPU_DISCARD__COUNT,
     EXM_LOST_PCT, EXM_DL_EVENTS, EXM_MGMT_EVENTS, EXM_BUFFER_FULL_EVENTS, EXM_FAULT_EVENTS,
     EXM_EXT_ABORT_EVENTS, EXM_IRQS, EXM_IRQ_PER_S, EXM_BUFFER_FULL_PCT, EXM_FIFO_MEAN,
-    EXM_FIFO_P99, EXM_FIFO_MAX, EXM_BUS_BYTES_PER_CYCLE, EXM_BUS_MBYTES_PER_S, EXM_SAMPLES_PER_S,
+    EXM_FIFO_P99, EXM_FIFO_MAX, EXM_BUS_BYTES_PER_CYCLE, EXM_BUS_MBYTES_PER_S, EXM_RECORD_BYTES_PER_CYCLE,
+    EXM_SAMPLES_PER_S,
     EXM_WRITER_STALL_CYCLES, EXM_OUTSTANDING_WRITES_MAX, EXM_WRITE_LAT_MIN_NS, EXM_WRITE_LAT_MEAN_NS,
     EXM_WRITE_LAT_MAX_NS,
     EXM_TRBE_BYTES_IN, EXM_TRBE_BYTES_WRITTEN, EXM_TRBE_BYTES_COPIED, EXM_TRBE_BYTES_DISCARDED,
@@ -115,6 +116,9 @@ typedef struct ex_result {
 
 /* Every metric NaN. */
 void ex_result_clear(ex_result *res);
+/* The metrics computed from others (record_bytes_per_cycle), where those are there: a state
+ * file written before such a metric existed still resumes. */
+void ex_result_derive(ex_result *res);
 /* Which metrics the platform model (armprof-vp's summary.json) cannot give: true for those. */
 bool ex_metric_platform_missing(int m);
 
@@ -162,6 +166,11 @@ typedef struct ex_sweep {
     ex_model model;         /* set by ex_sweep_set_model() */
     double max_collision_pct;   /* recommendation thresholds (recommend: in the file) */
     double max_lost_pct;
+    /* seeds: N (1 by default): N > 1 adds `seed` as the last axis of every group, with N values
+     * from the scenario's seed on, so each point runs with N seeds. A swept `seed` is the same
+     * axis: plots draw its spread as error bars and the recommendation takes its worst seed. */
+    int seeds;
+    int seeds_line;
 } ex_sweep;
 
 /* What went wrong reading a sweep or scenario, in parts (the message itself goes to err). */
@@ -292,6 +301,16 @@ size_t ex_slurm_slice(const ex_sweep *sw, size_t npoints);
  * the heat map (an interrupt latency) and of the TRBE plot: the smallest swept size from which on
  * every larger one keeps the metric under the target at the worst point of that line, or, when
  * none does, the size with the lowest worst point. */
+/* What limits a line whose target no swept size meets (ex_reco.limit). */
+typedef enum ex_limit {
+    EX_LIMIT_NONE = 0,      /* met, or not known (the metrics the figures need are missing) */
+    EX_LIMIT_DRAIN,         /* the drain bandwidth is below the records' byte rate */
+    EX_LIMIT_MEMORY,        /* the writes in flight carry less than the records' byte rate (Little's law) */
+    EX_LIMIT_SLOTS,         /* the write path keeps up: the sampled operations in flight (inflight) collide */
+    EX_LIMIT_BUFFER,        /* the Profiling Buffer fills faster than the interrupt latency allows */
+} ex_limit;
+extern const char *const ex_limit_names[]; /* "", "drain", "memory", "slots", "buffer" */
+
 typedef struct ex_reco {
     int size_param;         /* fifo_bytes, buffer_bytes or trbe_buffer_bytes; -1: a hint (text only) */
     int metric;             /* EXM_COLLISION_PCT, EXM_LOST_PCT or EXM_TRBE_LOST_PCT */
@@ -302,7 +321,30 @@ typedef struct ex_reco {
     bool met;
     double size, worst;     /* met: the size, and the worst point's metric there */
     double best_size, best_worst;
-    char text[512];         /* the line of recommendation.txt */
+    int seeds;              /* seeds per point: the worst point is the worst seed's */
+    char text[1024];        /* the line of recommendation.txt */
+    /* When no swept size meets the target, what would, from the worst point of the best size
+     * (ref: its index) and Little's law (bytes in flight = byte rate x latency). NaN: does not
+     * apply or not known. */
+    size_t ref;
+    ex_limit limit;
+    double record_bytes_per_cycle;  /* the records' byte rate (metric record_bytes_per_cycle) */
+    double record_gbytes_per_s;     /* ... at clock_hz: the memory bandwidth the records need */
+    double clock_hz;
+    double drain;                   /* drain bytes per cycle of the point */
+    double write_latency_cycles;    /* the writes' mean latency (NaN or 0: no memory timing) */
+    double write_bytes;             /* bytes per write (writes per record: the mean record) */
+    double outstanding_writes;      /* max_outstanding_writes of the point */
+    double capacity_bytes_per_cycle;/* what the point's write path carries: min(drain, N x W / latency) */
+    double bytes_in_flight;         /* Little's law: record_bytes_per_cycle x write_latency_cycles (data
+                                     * lost: the bytes the records fill during one interrupt latency) */
+    double min_outstanding_writes;  /* ceil(bytes_in_flight / write_bytes): the mean rate, no margin */
+    /* What carries the records at most EX_MAX_USE (90 %) in use, so that a FIFO absorbs bursts: */
+    double need_drain;              /* the smallest whole drain, ceil(rate / 0.9) */
+    double need_outstanding_writes; /* ceil(bytes_in_flight / 0.9 / write_bytes) */
+    double need_write_bytes;        /* the smallest power-of-two write (16 .. 4096) with the point's writes in flight */
+    double max_write_latency_ns;    /* the longest latency with the point's writes in flight */
+    double need_buffer_bytes;       /* data lost: the Profiling Buffer the interrupt latency needs */
 } ex_reco;
 /* Sets *out (malloc'd) to the entries; returns their number, or -1 when out of memory. */
 int ex_recommend(const ex_sweep *sw, const ex_result *res, ex_reco **out);

@@ -32,4 +32,10 @@ bool ex_sweep_sets(const ex_sweep *sw, size_t p);
  * chosen; ex_sweep_set_model checks those). */
 int ex_point_validate_unit(const ex_point_cfg *cfg, char *why, size_t whylen);
 
+/* The columns of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80. */
+int ex_term_width(int fd);
+/* Redraws a progress line in place (\r) on a terminal `width` columns wide: cut to width - 1
+ * columns and padded over the rest of the line before it (*last_len: its columns, updated). */
+void ex_term_line(FILE *f, const char *text, int width, int *last_len);
+
 #endif

@@ -545,6 +545,7 @@ static const struct { const char *name, *help; } metrics[EXM__COUNT] = {
     [EXM_FIFO_MAX] = { "fifo_max_bytes", "record FIFO occupancy, maximum" },
     [EXM_BUS_BYTES_PER_CYCLE] = { "bus_bytes_per_cycle", "buffer write bandwidth used, bytes per cycle" },
     [EXM_BUS_MBYTES_PER_S] = { "bus_mbytes_per_s", "buffer write bandwidth used, MB per simulated second" },
+    [EXM_RECORD_BYTES_PER_CYCLE] = { "record_bytes_per_cycle", "bytes per cycle the records need: what the writer would write if no sample point collided (written bytes per record x records per sample x sample points / cycles)" },
     [EXM_SAMPLES_PER_S] = { "samples_per_s", "records written per simulated second" },
     [EXM_WRITER_STALL_CYCLES] = { "writer_stall_cycles", "cycles the record FIFO held bytes the writer could not issue (writes outstanding)" },
     [EXM_OUTSTANDING_WRITES_MAX] = { "outstanding_writes_max", "buffer writes in flight, maximum" },
@@ -703,6 +704,10 @@ void ex_spe_metrics(const ex_spe_counts *k, double *m)
     m[EXM_BUS_BYTES_PER_CYCLE] = k->cycles > 0 ? k->bytes / k->cycles : 0;
     m[EXM_BUS_MBYTES_PER_S] = k->secs > 0 ? k->bytes / k->secs / 1e6 : 0;
     m[EXM_SAMPLES_PER_S] = k->secs > 0 ? k->written / k->secs : 0;
+    ex_result r;
+    memcpy(r.m, m, sizeof(r.m));
+    ex_result_derive(&r);
+    m[EXM_RECORD_BYTES_PER_CYCLE] = r.m[EXM_RECORD_BYTES_PER_CYCLE];
     m[EXM_WRITER_STALL_CYCLES] = k->stall_cycles;
     m[EXM_OUTSTANDING_WRITES_MAX] = k->outstanding_max;
     m[EXM_WRITE_LAT_MIN_NS] = k->lat_min_ns;
@@ -731,6 +736,23 @@ void ex_result_clear(ex_result *res)
 {
     for (int i = 0; i < EXM__COUNT; i++)
         res->m[i] = NAN;
+}
+
+void ex_result_derive(ex_result *res)
+{
+    /* The records' byte rate: the bytes the writer wrote per cycle, scaled up by the records that
+     * did not reach memory (discarded) and by the sample points that collided (each would have
+     * been a sampled operation, a record with the same odds as those that got a slot). This is
+     * what the drain path and the memory must carry for collisions to stay away. */
+    double *m = res->m;
+    double bus = m[EXM_BUS_BYTES_PER_CYCLE], w = m[EXM_RECORDS_WRITTEN], d = m[EXM_RECORDS_DISCARDED];
+    double feed = m[EXM_SAMPLES], col = m[EXM_COLLISIONS];
+    if (isnan(bus) || isnan(w) || isnan(d) || isnan(feed) || isnan(col))
+        return;
+    if (feed + col == 0)
+        m[EXM_RECORD_BYTES_PER_CYCLE] = 0;
+    else if (w > 0 && feed > 0)
+        m[EXM_RECORD_BYTES_PER_CYCLE] = bus * (w + d) / w * (feed + col) / feed;
 }
 
 int ex_point_run(const ex_point_cfg *cfg, ex_result *res, char *err, size_t errlen)

@@ -2,6 +2,7 @@
 /* runner.c: runs a sweep's points on worker threads, one JSON line per finished point, resuming finished ones. */
 #define _POSIX_C_SOURCE 200809L
 #include "explore.h"
+#include "explore_int.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@ typedef struct pool {
     double t0, last_draw;
     bool tty;
     int last_decile;
+    int last_len;           /* columns of the progress line on the terminal now */
     int state_errno;        /* the first write error of the state file (0: none) */
     char first_err[512];
 } pool;
@@ -71,7 +74,73 @@ static void fmt_time(char *b, size_t n, double s)
         snprintf(b, n, "%02d:%02d", (int)(s / 60), (int)s % 60);
 }
 
-/* Progress bar and ETA on stderr: redrawn in place on a terminal, one line per 10 % otherwise.
+int ex_term_width(int fd)
+{
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long n = c ? strtol(c, &end, 10) : 0;
+    if (c && end != c && !*end && n > 0 && n < 10000)
+        return (int)n;
+    return 80;
+}
+
+void ex_term_line(FILE *f, const char *text, int width, int *last_len)
+{
+    /* At most width - 1 columns: a line that fills the last column wraps on many terminals, and
+     * the next \r then redraws only its second part. */
+    int room = width > 1 ? width - 1 : 1;
+    int n = (int)strlen(text);
+    if (n > room)
+        n = room;
+    int pad = last_len && *last_len > n ? *last_len - n : 0;
+    fprintf(f, "\r%.*s%*s", n, text, pad, "");
+    if (pad)
+        fprintf(f, "\r%.*s", n, text);
+    if (last_len)
+        *last_len = n;
+}
+
+/* The progress text for a terminal `width` columns wide: the bar, the points done, the share, the
+ * rate, the time elapsed and the ETA; to fit in width - 1 columns the bar narrows (down to 10),
+ * then the time elapsed goes, then the rate, then the bar. */
+static void progress_text(char *out, size_t len, int width, size_t done, size_t total, double frac, double rate,
+                          const char *elap, const char *eta)
+{
+    char core[64], e[32], r[32], el[32];
+    snprintf(core, sizeof(core), "%zu/%zu points %5.1f%%", done, total, 100 * frac);
+    snprintf(e, sizeof(e), "  ETA %s", eta);
+    snprintf(r, sizeof(r), "  %.1f points/s", rate);
+    snprintf(el, sizeof(el), "  elapsed %s", elap);
+    int room = width > 1 ? width - 1 : 1;
+    /* the fields each try keeps: ETA, rate, elapsed; the bar takes what is left */
+    static const bool with[][3] = { { 1, 1, 1 }, { 1, 1, 0 }, { 1, 0, 0 }, { 0, 0, 0 } };
+    for (size_t t = 0; t < sizeof(with) / sizeof(with[0]); t++) {
+        int rest = (int)strlen(core) + (with[t][0] ? (int)strlen(e) : 0) + (with[t][1] ? (int)strlen(r) : 0) +
+                   (with[t][2] ? (int)strlen(el) : 0);
+        int barw = room - rest - 3; /* "[" bar "] " */
+        if (barw > 30)
+            barw = 30;
+        if (barw < 10 && t + 1 < sizeof(with) / sizeof(with[0]))
+            continue;
+        if (barw < 10) { /* no bar: the counts and what else fits */
+            snprintf(out, len, "%s%s", core, (int)(strlen(core) + strlen(e)) <= room ? e : "");
+            return;
+        }
+        char bar[31];
+        int fill = (int)(frac * barw);
+        for (int i = 0; i < barw; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[barw] = '\0';
+        snprintf(out, len, "[%s] %s%s%s%s", bar, core, with[t][1] ? r : "", with[t][2] ? el : "", with[t][0] ? e : "");
+        return;
+    }
+}
+
+/* Progress bar and ETA on stderr: redrawn in place on a terminal, fitted to its width (again at
+ * every redraw, so a resized terminal is followed); one whole line per 10 % otherwise (a log).
  * Called with the mutex held. */
 static void draw(pool *pl, bool final)
 {
@@ -87,18 +156,21 @@ static void draw(pool *pl, bool final)
         return;
     pl->last_draw = t;
     pl->last_decile = decile;
-    char bar[31];
-    int fill = (int)(frac * 30);
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
     double rate = el > 0 ? (double)done / el : 0;
     char eta[16], elap[16];
     fmt_time(eta, sizeof(eta), rate > 0 ? (double)(total - done) / rate : -1);
     fmt_time(elap, sizeof(elap), el);
-    fprintf(stderr, "%s[%s] %zu/%zu points %5.1f%%  %.1f points/s  elapsed %s  ETA %s%s",
-            pl->tty ? "\r" : "", bar, done, total, 100 * frac, rate, elap, final ? "00:00" : eta,
-            pl->tty && !final ? "" : "\n");
+    char line[256];
+    if (pl->tty) {
+        int w = ex_term_width(STDERR_FILENO);
+        progress_text(line, sizeof(line), w, done, total, frac, rate, elap, final ? "00:00" : eta);
+        ex_term_line(stderr, line, w, &pl->last_len);
+        if (final)
+            fputc('\n', stderr);
+    } else {
+        progress_text(line, sizeof(line), 1000, done, total, frac, rate, elap, final ? "00:00" : eta);
+        fprintf(stderr, "%s\n", line);
+    }
     fflush(stderr);
 }
 
@@ -154,20 +226,48 @@ static void *worker(void *arg)
     }
 }
 
-/* Reads the state file: results of points whose key matches; rewrites it without a torn last
- * line so new lines append cleanly. */
+/* A point's key and index, sorted by key for load_state's look-up. */
+typedef struct keyed {
+    char key[17];
+    size_t i;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Reads the state file: the result of a line goes to every point with its key (a key hashes
+ * every parameter's value and the model, so a point's result is found whatever its index: after
+ * an edit that renumbers the points, such as a value added to an axis or `seeds:`, only the new
+ * points run); rewrites the file without a torn last line so new lines append cleanly. */
 static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex_result *res, bool *have,
                       size_t *resumed, char *err, size_t errlen)
 {
     *resumed = 0;
+    keyed *order = malloc((sw->npoints ? sw->npoints : 1) * sizeof(*order));
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < sw->npoints; i++) {
+        memcpy(order[i].key, keys[i], sizeof(order[i].key));
+        order[i].i = i;
+    }
+    qsort(order, sw->npoints, sizeof(*order), by_key);
     FILE *f = fopen(path, "r");
-    if (!f)
+    if (!f) {
+        free(order);
         return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
+    }
     char tmp[4200];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     FILE *o = fopen(tmp, "w");
     if (!o) {
         fclose(f);
+        free(order);
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
@@ -184,27 +284,44 @@ static int load_state(const ex_sweep *sw, const char *path, char (*keys)[17], ex
         bool ok = cJSON_IsString(k) && cJSON_IsNumber(ix) && cJSON_IsObject(m);
         if (ok) {
             fputs(line, o);
-            double di = ix->valuedouble;
-            size_t i = (size_t)di;
-            if (di >= 0 && i < sw->npoints && !strcmp(keys[i], k->valuestring) && !have[i]) {
+            /* the first point with this key in `order` */
+            size_t lo = 0, hi = sw->npoints;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(order[mid].key, k->valuestring) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < sw->npoints && !strcmp(order[lo].key, k->valuestring)) {
                 ex_result r;
                 bool all = true;
                 for (int q = 0; q < EXM__COUNT && all; q++) {
                     cJSON *v = cJSON_GetObjectItemCaseSensitive(m, ex_metric_name(q));
+                    if (!v && q == EXM_RECORD_BYTES_PER_CYCLE) { /* derived: computed below */
+                        r.m[q] = NAN;
+                        continue;
+                    }
                     all = cJSON_IsNumber(v) || cJSON_IsNull(v);
                     if (all)
                         r.m[q] = cJSON_IsNull(v) ? NAN : v->valuedouble;
                 }
                 if (all) {
-                    res[i] = r;
-                    have[i] = true;
-                    (*resumed)++;
+                    if (isnan(r.m[EXM_RECORD_BYTES_PER_CYCLE]))
+                        ex_result_derive(&r);
+                    for (size_t q = lo; q < sw->npoints && !strcmp(order[q].key, k->valuestring); q++)
+                        if (!have[order[q].i]) {
+                            res[order[q].i] = r;
+                            have[order[q].i] = true;
+                            (*resumed)++;
+                        }
                 }
             }
         }
         cJSON_Delete(j);
     }
     free(line);
+    free(order);
     fclose(f);
     if (fclose(o) != 0 || rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));

@@ -2,6 +2,7 @@
 /* slurm.c: armprof-explore --slurm: a sweep as one Slurm job array (sbatch --array), a results file per task, a merge job. */
 #define _GNU_SOURCE /* realpath, getline */
 #include "explore.h"
+#include "explore_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -139,7 +140,7 @@ static int wait_array(const char *job, size_t ntasks, const ex_run_opts *ro, cha
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int fails = 0;
+    int fails = 0, last_len = 0;
     for (;;) {
         if (ro->stop && *ro->stop) {
             free(buf);
@@ -173,8 +174,10 @@ static int wait_array(const char *job, size_t ntasks, const ex_run_opts *ro, cha
         }
         if (tty) {
             size_t gone = ntasks > done + failed + running + pending ? ntasks - done - failed - running - pending : 0;
-            fprintf(stderr, "\rSlurm job %s: %zu tasks: %zu done, %zu failed, %zu running, %zu pending   ", job,
-                    ntasks, done + gone, failed, running, pending);
+            char line[256];
+            snprintf(line, sizeof(line), "Slurm job %s: %zu tasks: %zu done, %zu failed, %zu running, %zu pending",
+                     job, ntasks, done + gone, failed, running, pending);
+            ex_term_line(stderr, line, ex_term_width(STDERR_FILENO), &last_len);
             fflush(stderr);
         }
         if (running + pending == 0)

@@ -5,6 +5,7 @@
 #include "explore_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <libfyaml.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -333,6 +334,79 @@ static int parse_recommend(ctx *c, struct fy_node *key, struct fy_node *map)
     return 0;
 }
 
+/* seeds: N, how many seeds each point runs with (the seed axis, add_seed_axis()). */
+static int parse_seeds(ctx *c, struct fy_node *k, struct fy_node *v)
+{
+    const char *t = scalar(v);
+    about(c, "seeds", t);
+    if (c->scenario)
+        return fail(c, k, 0, "a scenario is one point: 'seeds:' belongs in a sweep");
+    char *end;
+    errno = 0;
+    long n = t ? strtol(t, &end, 10) : 0;
+    if (!t || end == t || *end || errno || n < 1 || n > EX_MAX_VALUES)
+        return fail(c, v ? v : k, 0, "seeds expects a whole number of seeds per point, 1 .. %d", EX_MAX_VALUES);
+    about(c, NULL, NULL);
+    c->sw->seeds = (int)n;
+    c->sw->seeds_line = line_of(k);
+    return 0;
+}
+
+/* seeds: N > 1 adds the sweep seed as the last axis of every group, with the values S .. S+N-1
+ * (S: the scenario's seed): every point runs with N seeds, each a point of its own (key, seed,
+ * row of results.csv), next to each other. Seed S is the point without `seeds:`, with its key:
+ * its result resumes. */
+static int add_seed_axis(ctx *c)
+{
+    ex_sweep *sw = c->sw;
+    int sp = ex_param_find("seed");
+    about(c, "seeds", NULL);
+    for (int a = 0; a < sw->naxes; a++)
+        if (sw->axes[a].param == sp) {
+            return fail(c, NULL, sw->seeds_line, "seeds: %d and a swept seed (line %d) both choose the seeds: "
+                        "use one", sw->seeds, sw->axes[a].line);
+        }
+    if (sw->naxes == EX_MAX_AXES)
+        return fail(c, NULL, sw->seeds_line, "too many swept parameters with the seed axis (at most %d)", EX_MAX_AXES);
+    ex_point_cfg def;
+    ex_point_cfg_default(&def);
+    uint64_t base = sw->fixed[sp] ? sw->fixed_val[sp].u : def.seed;
+    if (base > UINT64_MAX - (uint64_t)(sw->seeds - 1))
+        return fail(c, NULL, sw->seeds_line, "seeds: %d from seed %" PRIu64 " passes 2^64 - 1", sw->seeds, base);
+    ex_axis *ax = &sw->axes[sw->naxes];
+    memset(ax, 0, sizeof(*ax));
+    ax->param = sp;
+    ax->line = sw->seeds_line;
+    for (int k = 0; k < sw->seeds; k++) {
+        char text[32], why[128];
+        snprintf(text, sizeof(text), "%" PRIu64, base + (uint64_t)k);
+        if (ex_param_parse((size_t)sp, text, &ax->vals[k], why, sizeof(why)))
+            return fail(c, NULL, sw->seeds_line, "seeds: %s", why);
+    }
+    ax->nvals = sw->seeds;
+    int a = sw->naxes++;
+    sw->npoints = 0;
+    for (int g = 0; g < sw->ngroups; g++) {
+        ex_group *gr = &sw->groups[g];
+        if (gr->nax == EX_MAX_AXES)
+            return fail(c, NULL, sw->seeds_line, "too many swept parameters with the seed axis (at most %d)",
+                        EX_MAX_AXES);
+        int q = gr->nax++;
+        gr->axis[q] = a;
+        gr->nsel[q] = sw->seeds;
+        for (int k = 0; k < sw->seeds; k++)
+            gr->sel[q][k] = k;
+        gr->first = sw->npoints;
+        gr->npoints *= (size_t)sw->seeds;
+        sw->npoints += gr->npoints;
+        if (sw->npoints > 1000000)
+            return fail(c, NULL, sw->seeds_line, "the sweep has more than a million points with %d seeds each",
+                        sw->seeds);
+    }
+    about(c, NULL, NULL);
+    return 0;
+}
+
 /* Scenario keys of armprof-vp (examples/default.yaml) that only the platform uses. The C-level
  * model ignores them (and says so); the platform model gets them as they are written. */
 static const char *const platform_keys[] = { "pes", "quantum_ns", "pe_threads", "dmi", "smmu", "pmu", "faults",
@@ -534,6 +608,9 @@ static int parse_root(ctx *c, struct fy_node *root)
         } else if (!strcmp(name, "recommend")) {
             if (parse_recommend(c, k, v))
                 return -1;
+        } else if (!strcmp(name, "seeds")) {
+            if (parse_seeds(c, k, v))
+                return -1;
         } else if (!strcmp(name, "name") || !strcmp(name, "description")) {
             const char *t = scalar(v);
             if (!t)
@@ -638,6 +715,8 @@ static int parse_root(ctx *c, struct fy_node *root)
                         "operations, not the generator", n, tline);
         }
     }
+    if (sw->seeds > 1 && add_seed_axis(c))
+        return -1;
     if (any_trbe && !te_set) {
         char why[64];
         ex_param_parse((size_t)te, "true", &sw->fixed_val[te], why, sizeof(why));
@@ -661,6 +740,7 @@ static int load(const char *name, const char *path, const char *text, unsigned f
         *dot = '\0';
     sw->max_collision_pct = 1.0;
     sw->max_lost_pct = 1.0;
+    sw->seeds = 1;
     ctx c = { .file = name, .sw = sw, .err = err, .errlen = errlen, .scenario = (flags & EX_LOAD_SCENARIO) != 0,
               .le = le };
 

@@ -100,9 +100,15 @@ typedef struct ape_sweep_opts {
 int ape_sweep_run(const ape_sweep *sw, const ape_sweep_opts *o, double *metrics, unsigned char *have,
                   ape_error *err);
 
+/* Seeds per point: the values of the seed axis (`seeds: N` in the sweep, or a swept `seed`); 1
+ * without one. With N > 1 the points of one configuration differ only in `seed` (an axis of its
+ * own, the last), and the recommendation takes the worst of them. */
+int ape_sweep_seeds(const ape_sweep *sw);
+
 /* The recommendation for a sweep's results (all points present): per line of the plot (a value of
  * the memory or drain axis, or the interrupt latency), the smallest swept size that keeps the
- * metric under the target at every point of that line, or, when none does, the best size. */
+ * metric under the target at every point (every seed) of that line, or, when none does, the best
+ * size and what would meet the target (Little's law: bytes in flight = byte rate x latency). */
 typedef struct ape_reco {
     char size_param[64];        /* fifo_bytes, buffer_bytes or trbe_buffer_bytes */
     char metric[64];            /* collision_pct, lost_pct or trbe_lost_pct */
@@ -115,7 +121,29 @@ typedef struct ape_reco {
     double worst;               /* met: the worst point's metric at that size */
     double best_size;           /* the size with the lowest worst point (met or not) */
     double best_worst;          /* that worst point's metric */
-    char text[512];             /* the line armprof-explore prints and writes to recommendation.txt */
+    char text[1024];            /* the line armprof-explore prints and writes to recommendation.txt */
+    int seeds;                  /* seeds per point the worst point is taken over */
+    /* When no swept size meets the target (met == 0), what would, from the worst point of the best
+     * size (ref_point); NaN where it does not apply or is not known. */
+    size_t ref_point;           /* that point's index */
+    char limit[16];             /* "drain", "memory" (the writes in flight), "slots" (the write path
+                                 * keeps up: sampled operations in flight), "buffer", or "" */
+    double record_bytes_per_cycle;  /* the records' byte rate (data lost: while profiling runs) */
+    double record_gbytes_per_s;     /* ... at clock_hz: the memory bandwidth the records need */
+    double clock_hz;
+    double drain;                   /* the point's drain, bytes per cycle */
+    double write_latency_cycles;    /* its writes' latency (0: no memory timing) */
+    double write_bytes;             /* bytes per write (one write per record: the mean record) */
+    double outstanding_writes;      /* its max_outstanding_writes */
+    double capacity_bytes_per_cycle;/* what its write path carries: min(drain, writes x bytes / latency) */
+    double bytes_in_flight;         /* record_bytes_per_cycle x write_latency_cycles (data lost: the
+                                     * bytes one interrupt latency misses) */
+    double min_outstanding_writes;  /* bytes_in_flight / write_bytes, rounded up: the mean rate only */
+    double need_drain;              /* what carries the records at most 90 % in use (so that a FIFO */
+    double need_outstanding_writes; /* absorbs their bursts): a drain, or writes in flight, or */
+    double need_write_bytes;        /* a power-of-two write size with the point's writes in flight, */
+    double max_write_latency_ns;    /* or a write latency at most this */
+    double need_buffer_bytes;       /* data lost: the Profiling Buffer the interrupt latency needs */
 } ape_reco;
 
 /* Fills up to `max` entries of out; returns how many there are (may exceed max). */
