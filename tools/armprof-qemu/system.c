@@ -472,8 +472,10 @@ static void tb_exec(unsigned int idx, void *udata)
                 v->armed_mispred = memsys_branch_indirect(&v->ms, b->pc, tb->pc);
         }
         retire_armed(v, tb->pc, true, false);
-    } else if (p && p->ends_in_branch && v->until != UINT64_MAX) {
-        /* train the predictor on the branches of profiled code */
+    } else if (p && p->ends_in_branch && v->until != UINT64_MAX &&
+               (opt.warm_all || v->until < opt.warm_ops + tb->n)) {
+        /* train the predictor on the branches of profiled code in the window before the sample
+         * point (every one with cache=all): a branch's counter needs few outcomes to settle */
         const insn_static *b = &p->insn[p->n - 1].st;
         if (b->br.conditional)
             memsys_branch_cond(&v->ms, b->pc, tb->pc != b->pc + 4);
