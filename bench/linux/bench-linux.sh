@@ -32,7 +32,7 @@ if [ ! -f "$build/linux.env" ]; then
 fi
 prog=$build/tests/linux/progs/spe_hot
 [ -x "$prog" ] || { echo "bench-linux: $prog is not built" >&2; exit 1; }
-args=${ARMPROF_BENCH_LINUX_ARGS:-"4194304 1000"}
+args=${ARMPROF_BENCH_LINUX_ARGS:-"4194304 3000"}
 work=$(mktemp -d "${TMPDIR:-/tmp}/armprof-bench-linux.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -842,8 +842,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     spu_config_default(&opt.spu);
     opt.spu.lds = true;                 /* Data Source packets (PMSIDR_EL1.LDS) */
     opt.cache = true;
-    opt.warm_ops = 64;
-    opt.warm_every = 8;
+    opt.warm_ops = 32;
+    opt.warm_every = 16;
     for (int i = 0; i < argc; i++)
         if (parse_arg(argv[i]))
             return -1;
