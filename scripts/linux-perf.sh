@@ -20,6 +20,7 @@
 #   --raw            also DIR/report-D.txt, perf report -D (every packet)
 #   --vcpus N        vCPUs (default 2)
 #   --shell          a shell in the guest after the run (the outputs are saved after you exit)
+#   --el2            EL2 on the virt board: Linux runs at EL2 (VHE), the buffer owned by EL2
 #   --timeout S      give up after S seconds (default 600)
 #   --plugin-args A, --append A, --build DIR, --mem MB: as scripts/linux-run.sh
 # Exit status: 0 when perf record and perf report succeeded, 2 for a wrong option, 1 otherwise.
@@ -41,8 +42,8 @@ while [ $# -gt 0 ]; do
                   mpages=$2; shift 2 ;;
     --raw) raw=1; shift ;;
     --vcpus|--timeout|--plugin-args|--append|--build|--mem) need_arg "$@"; run_args+=("$1" "$2"); shift 2 ;;
-    --shell) run_args+=(--shell); shift ;;
-    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --shell|--el2) run_args+=("$1"); shift ;;
+    -h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) bad "unknown option '$1' (the program comes after --)" ;;
   esac

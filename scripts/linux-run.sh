@@ -13,6 +13,7 @@
 #   --plugin-args A    extra key=value options for libarmprof-qemu-system.so, comma-separated
 #   --cpu MODEL        QEMU CPU model (default max); spe=on is added
 #   --no-spe           boot without SPE and without the plugin (a yardstick)
+#   --el2              the virt board with EL2 (virtualization=on): Linux runs at EL2 with VHE
 #   --append ARGS      more kernel command-line arguments
 #   --timeout S        stop the guest after S seconds (default 600): exit status 124
 #   --disk-mb N        size of the disk that carries /out back (default 512)
@@ -22,8 +23,8 @@
 # Exit status: 0 when the guest ran the job and powered off, 2 for a wrong option, 1 otherwise.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out="" vcpus=2 mem=1024 pargs="" cpu=max spe=1 append="" tmo=600 disk_mb=512 shell=0 build=$top/build job=""
-usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; }
+out="" vcpus=2 mem=1024 pargs="" cpu=max spe=1 machine=virt append="" tmo=600 disk_mb=512 shell=0 build=$top/build job=""
+usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "linux-run: $*" >&2; exit 1; }
 bad() { echo "linux-run: $*" >&2; echo "linux-run: see --help" >&2; exit 2; }
 need_arg() { [ $# -ge 2 ] || bad "option '$1' needs a value"; }
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     --plugin-args) need_arg "$@"; pargs=$2; shift 2 ;;
     --cpu) need_arg "$@"; cpu=$2; shift 2 ;;
     --no-spe) spe=0; shift ;;
+    --el2) machine=virt,virtualization=on; shift ;;
     --append) need_arg "$@"; append=$2; shift 2 ;;
     --timeout) need_arg "$@"; posint "$1" "$2"; tmo=$2; shift 2 ;;
     --disk-mb) need_arg "$@"; posint "$1" "$2" 16; disk_mb=$2; shift 2 ;;
@@ -83,7 +85,7 @@ if [ $spe = 1 ]; then
   cpuarg="$cpu,spe=on"
   plug=(-plugin "$plugin,out=$out/model${pargs:+,$pargs}")
 fi
-cmd=("$qemu" -M virt -cpu "$cpuarg" -smp "$vcpus" -m "$mem" -nographic -nic none -no-reboot
+cmd=("$qemu" -M "$machine" -cpu "$cpuarg" -smp "$vcpus" -m "$mem" -nographic -nic none -no-reboot
      "${plug[@]}"
      -kernel "$guest/Image" -initrd "$work/initrd.cpio"
      -append "console=ttyAMA0 rdinit=/init quiet $append"

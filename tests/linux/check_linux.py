@@ -9,6 +9,7 @@ message naming what differs.
   records OUT              perf report -D decodes as many records as the model wrote
   kernel OUT present|absent  EL1 samples resolved through kallsyms, or none at all
   buffer_full OUT N        at least N buffer-full events, each serviced by the driver
+  el2 OUT                  Linux at EL2 (VHE): accesses at EL2, EL2 records, none EL1
   el1 OUT                  the test module's EL1 reads and writes match the register layouts, and
                            its Profiling Buffer phases (written, translation fault, RHXSYK) behave
   el0 OUT                  every SPE register access from EL0 raised SIGILL (UNDEFINED)
@@ -117,6 +118,23 @@ def kernel(out, want):
         if ks or el1:
             fail("exclude_kernel: %d [k] lines and %d EL1 records" % (len(ks), el1))
         print("kernel: no EL1 sample")
+
+
+def el2(out):
+    """Linux at EL2 with VHE: every access the driver makes is at EL2, the kernel's samples carry
+    EL2 PCs (none EL1), and the owning regime is EL2&0 (the records reached perf's buffer)."""
+    log = read(out, "regs.log")
+    els = set(re.findall(r" el=(\d) ", log))
+    if els != {"2"}:
+        fail("register accesses at EL %s; with VHE the kernel makes them all at EL2" % sorted(els))
+    # at boot the kernel's EL2 setup writes PMSCR_EL2 itself (S3_4_C9_C9_0)
+    if not re.search(r"el=2 W S3_4_C9_C9_0 ", log):
+        fail("no PMSCR_EL2 write at EL2 (the kernel's EL2 setup writes it)")
+    pcs = re.findall(r"PC 0x[0-9a-f]+ el(\d)", read(out, "report-D.txt"))
+    n2, n1 = pcs.count("2"), pcs.count("1")
+    if not n2 or n1:
+        fail("%d EL2 and %d EL1 records: the kernel runs at EL2" % (n2, n1))
+    print("el2: all %d register accesses at EL2, %d EL2 records, none EL1" % (len(log.splitlines()), n2))
 
 
 def buffer_full(out, n):
@@ -287,7 +305,7 @@ def main():
         sys.exit(2)
     cmd, args = sys.argv[1], sys.argv[2:]
     fns = {"probe": probe, "top": top, "records": records, "kernel": kernel,
-           "buffer_full": buffer_full, "el1": el1, "el0": el0, "refusals": refusals}
+           "buffer_full": buffer_full, "el2": el2, "el1": el1, "el0": el0, "refusals": refusals}
     if cmd not in fns:
         print(__doc__)
         sys.exit(2)

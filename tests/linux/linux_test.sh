@@ -5,7 +5,7 @@
 #
 #   tests/linux/linux_test.sh CASE BUILD PROGS
 #
-# CASE is one of: perf_report, small_aux, user_only, regs, refusals. BUILD is the build
+# CASE is one of: perf_report, small_aux, user_only, el2, regs, refusals. BUILD is the build
 # folder (its linux.env comes from `make linux`), PROGS the folder of the cross-compiled guest
 # programs. Exit 77 (CTest: skipped) when `make linux` has not been run.
 set -euo pipefail
@@ -48,6 +48,15 @@ case $case_ in
     python3 "$check" top "$out" armprof_hot_loop
     python3 "$check" records "$out"
     python3 "$check" kernel "$out" absent
+    ;;
+  el2)
+    # virtualization=on: Linux runs at EL2 with VHE (HCR_EL2.E2H = 1), its PMSCR_EL1 accesses are
+    # PMSCR_EL2's and the Profiling Buffer belongs to the EL2&0 regime (seed 000 Table D17-4)
+    perf_run --raw --el2 --plugin-args "regs_log=$out/regs.log" -- "$progs/spe_hot"
+    python3 "$check" probe "$out" 64 1
+    python3 "$check" top "$out" armprof_hot_loop
+    python3 "$check" records "$out"
+    python3 "$check" el2 "$out"
     ;;
   regs)
     # EL1: a test module reads every SPE register after reset and writes all-ones and zero to the
