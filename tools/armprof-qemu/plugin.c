@@ -38,6 +38,7 @@
 #include "guest_maps.h"
 #include "insn_op.h"
 #include "memsys.h"
+#include "plugin_args.h"
 #include "perf_export.h"
 #include "qemu_plugin_api.h"
 #include "trace_file.h"
@@ -83,41 +84,6 @@ static void say(const char *fmt, ...)
     fprintf(stderr, "armprof-qemu: %s\n", b);
 }
 
-static int parse_u64(const char *v, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
-    if (errno || end == v || *v == '-')
-        return -1;
-    uint64_t mul = 1;
-    if (*end == 'k' || *end == 'K') mul = 1024, end++;
-    else if (*end == 'm' || *end == 'M') mul = 1024 * 1024, end++;
-    else if (*end == 'g' || *end == 'G') mul = 1024ull * 1024 * 1024, end++;
-    if (*end)
-        return -1;
-    if (x > UINT64_MAX / mul)
-        return -1;
-    *out = x * mul;
-    return 0;
-}
-
-static int parse_u32(const char *v, uint32_t *out)
-{
-    uint64_t x;
-    if (parse_u64(v, &x) || x > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)x;
-    return 0;
-}
-
-static int parse_bool(const char *k, const char *v, bool *out)
-{
-    if (!strcmp(v, "1") || !strcmp(v, "yes")) { *out = true; return 0; }
-    if (!strcmp(v, "0") || !strcmp(v, "no")) { *out = false; return 0; }
-    return qemu_plugin_bool_parse(k, v, out) ? 0 : -1;
-}
-
 static int parse_filter(const char *v)
 {
     char tmp[128];
@@ -134,69 +100,61 @@ static int parse_filter(const char *v)
 
 static const char *const usage_keys =
     "interval, rnd, ts, cx, pct, filter, event_filter, min_latency, buffer, cpi, cache, stats, out, "
-    "line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, tlb_ways, "
-    "tlb_lat, walk_lat, bp_entries, mispredict_lat, mshrs, l2_bw, llc_bw, dram_bw, fifo, inflight, trace, "
-    "trace_ops";
+    "fifo, inflight, trace, trace_ops, and the core model's";
 
 /* One key=value argument. 0, or -1 after an error message that names the option. */
 static int parse_arg(const char *arg)
 {
-    const char *eq = strchr(arg, '=');
-    if (!eq) {
-        say("option '%s': expected key=value (keys: %s)", arg, usage_keys);
+    char key[64];
+    const char *v;
+    if (pa_split(arg, key, sizeof key, &v)) {
+        say("option '%s': expected key=value (keys: %s: %s)", arg, usage_keys, pa_memsys_keys);
         return -1;
     }
-    char key[64];
-    size_t kl = (size_t)(eq - arg);
-    if (kl >= sizeof key)
-        kl = sizeof key - 1;
-    memcpy(key, arg, kl);
-    key[kl] = 0;
-    const char *v = eq + 1;
     int bad = 0;
-    memsys_config *m = &opt.ms;
+    uint32_t *mf = pa_memsys_field(&opt.ms, key);
+    if (mf) {
+        if (pa_u32(v, mf)) {
+            say("option '%s': '%s' is not a number (a K, M or G suffix multiplies by 1024^n)", key, v);
+            return -1;
+        }
+        return 0;
+    }
     struct { const char *name; uint32_t *p; } u32s[] = {
         { "cpi", &opt.cpi }, { "min_latency", &opt.min_latency },
-        { "line", &m->line_bytes }, { "l1d", &m->l1d_bytes }, { "l1d_ways", &m->l1d_ways },
-        { "l1d_lat", &m->l1d_lat }, { "l2", &m->l2_bytes }, { "l2_ways", &m->l2_ways },
-        { "l2_lat", &m->l2_lat }, { "llc", &m->llc_bytes }, { "llc_ways", &m->llc_ways },
-        { "llc_lat", &m->llc_lat }, { "dram_lat", &m->dram_lat }, { "tlb", &m->tlb_entries },
-        { "tlb_ways", &m->tlb_ways }, { "tlb_lat", &m->tlb_lat }, { "walk_lat", &m->walk_lat },
-        { "bp_entries", &m->bp_entries }, { "mispredict_lat", &m->mispredict_lat },
-        { "mshrs", &m->mshrs }, { "l2_bw", &m->l2_bw }, { "llc_bw", &m->llc_bw }, { "dram_bw", &m->dram_bw },
         { "fifo", &opt.spu.fifo_bytes }, { "inflight", &opt.spu.max_inflight },
     };
     for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
         if (!strcmp(key, u32s[i].name)) {
-            if (parse_u32(v, u32s[i].p)) {
+            if (pa_u32(v, u32s[i].p)) {
                 say("option '%s': '%s' is not a number (a K, M or G suffix multiplies by 1024^n)", key, v);
                 return -1;
             }
             return 0;
         }
     if (!strcmp(key, "interval")) {
-        bad = parse_u32(v, &opt.interval);
+        bad = pa_u32(v, &opt.interval);
         if (!bad && (opt.interval < 256 || opt.interval % 256 || opt.interval > 0xFFFFFF00u)) {
             say("option 'interval': %s is not a multiple of 256 from 256 to 4294967040 "
                 "(PMSIRR_EL1.INTERVAL counts units of 256 operations)", v);
             return -1;
         }
-    } else if (!strcmp(key, "rnd")) bad = parse_bool(key, v, &opt.rnd);
-    else if (!strcmp(key, "ts")) bad = parse_bool(key, v, &opt.ts);
-    else if (!strcmp(key, "cx")) bad = parse_bool(key, v, &opt.cx);
-    else if (!strcmp(key, "pct")) bad = parse_bool(key, v, &opt.pct);
-    else if (!strcmp(key, "cache")) bad = parse_bool(key, v, &opt.cache);
-    else if (!strcmp(key, "stats")) bad = parse_bool(key, v, &opt.stats);
-    else if (!strcmp(key, "trace")) bad = parse_bool(key, v, &opt.trace);
-    else if (!strcmp(key, "trace_ops")) bad = parse_u64(v, &opt.trace_ops);
+    } else if (!strcmp(key, "rnd")) bad = pa_bool(key, v, &opt.rnd);
+    else if (!strcmp(key, "ts")) bad = pa_bool(key, v, &opt.ts);
+    else if (!strcmp(key, "cx")) bad = pa_bool(key, v, &opt.cx);
+    else if (!strcmp(key, "pct")) bad = pa_bool(key, v, &opt.pct);
+    else if (!strcmp(key, "cache")) bad = pa_bool(key, v, &opt.cache);
+    else if (!strcmp(key, "stats")) bad = pa_bool(key, v, &opt.stats);
+    else if (!strcmp(key, "trace")) bad = pa_bool(key, v, &opt.trace);
+    else if (!strcmp(key, "trace_ops")) bad = pa_u64(v, &opt.trace_ops);
     else if (!strcmp(key, "filter")) {
         if (parse_filter(v)) {
             say("option 'filter': '%s' is not a list of load, store, branch (e.g. filter=load,store)", v);
             return -1;
         }
-    } else if (!strcmp(key, "event_filter")) bad = parse_u64(v, &opt.evfilter);
+    } else if (!strcmp(key, "event_filter")) bad = pa_u64(v, &opt.evfilter);
     else if (!strcmp(key, "buffer")) {
-        bad = parse_u64(v, &opt.buffer_bytes);
+        bad = pa_u64(v, &opt.buffer_bytes);
         if (!bad && (opt.buffer_bytes < 4096 || opt.buffer_bytes % 4096 || opt.buffer_bytes > (1ull << 32))) {
             say("option 'buffer': %s is not a multiple of 4096 bytes from 4K to 4G", v);
             return -1;
@@ -208,7 +166,7 @@ static int parse_arg(const char *arg)
         }
         snprintf(opt.out, sizeof opt.out, "%s", v);
     } else {
-        say("unknown option '%s' (keys: %s)", key, usage_keys);
+        say("unknown option '%s' (keys: %s: %s)", key, usage_keys, pa_memsys_keys);
         return -1;
     }
     if (bad) {

@@ -35,6 +35,7 @@
 #include "armprof/spu.h"
 #include "insn_op.h"
 #include "memsys.h"
+#include "plugin_args.h"
 #include "qemu_plugin_api.h"
 #include "qemu_spe_api.h"
 
@@ -74,61 +75,37 @@ static qemu_plugin_id_t plugin_id;
 static FILE *regs_log;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int parse_u32(const char *v, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
-    if (errno || end == v || *v == '-' || *end || x > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)x;
-    return 0;
-}
-
-static int parse_bool(const char *k, const char *v, bool *out)
-{
-    if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on")) { *out = true; return 0; }
-    if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "off")) { *out = false; return 0; }
-    return qemu_plugin_bool_parse(k, v, out) ? 0 : -1;
-}
-
 static const char *const usage_keys =
     "out, regs_log, min_interval, max_record, count_size, lds, ernd, align, v1p2, fifo, inflight, "
-    "cache (on, off, all), warm_ops, warm_every, line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, "
-    "tlb_ways, tlb_lat, walk_lat, bp_entries, mispredict_lat";
+    "cache (on, off, all), warm_ops, warm_every, and the core model's";
 
 /* PMSIDR_EL1.Interval encodings (seed 001 §4.3.5): the minimum sampling interval they stand for. */
 static const uint32_t interval_of_enc[9] = { 256, 0, 512, 768, 1024, 1536, 2048, 3072, 4096 };
 
 static int parse_arg(const char *arg)
 {
-    const char *eq = strchr(arg, '=');
-    if (!eq) {
-        say("option '%s': expected key=value (keys: %s)", arg, usage_keys);
+    char key[64];
+    const char *v;
+    if (pa_split(arg, key, sizeof key, &v)) {
+        say("option '%s': expected key=value (keys: %s: %s)", arg, usage_keys, pa_memsys_keys);
         return -1;
     }
-    char key[64];
-    size_t kl = (size_t)(eq - arg);
-    if (kl >= sizeof key)
-        kl = sizeof key - 1;
-    memcpy(key, arg, kl);
-    key[kl] = 0;
-    const char *v = eq + 1;
-    memsys_config *m = &opt.ms;
     uint32_t x;
+    uint32_t *mf = pa_memsys_field(&opt.ms, key);
+    if (mf) {
+        if (pa_u32(v, mf)) {
+            say("option '%s': '%s' is not a number", key, v);
+            return -1;
+        }
+        return 0;
+    }
     struct { const char *name; uint32_t *p; } u32s[] = {
-        { "line", &m->line_bytes }, { "l1d", &m->l1d_bytes }, { "l1d_ways", &m->l1d_ways },
-        { "l1d_lat", &m->l1d_lat }, { "l2", &m->l2_bytes }, { "l2_ways", &m->l2_ways },
-        { "l2_lat", &m->l2_lat }, { "llc", &m->llc_bytes }, { "llc_ways", &m->llc_ways },
-        { "llc_lat", &m->llc_lat }, { "dram_lat", &m->dram_lat }, { "tlb", &m->tlb_entries },
-        { "tlb_ways", &m->tlb_ways }, { "tlb_lat", &m->tlb_lat }, { "walk_lat", &m->walk_lat },
-        { "bp_entries", &m->bp_entries }, { "mispredict_lat", &m->mispredict_lat },
         { "fifo", &opt.spu.fifo_bytes }, { "inflight", &opt.spu.max_inflight },
         { "warm_ops", &opt.warm_ops }, { "warm_every", &opt.warm_every },
     };
     for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
         if (!strcmp(key, u32s[i].name)) {
-            if (parse_u32(v, u32s[i].p)) {
+            if (pa_u32(v, u32s[i].p)) {
                 say("option '%s': '%s' is not a number", key, v);
                 return -1;
             }
@@ -144,7 +121,7 @@ static int parse_arg(const char *arg)
         snprintf(dst, PATH_MAX, "%s", v);
     } else if (!strcmp(key, "min_interval")) {
         int enc = -1;
-        if (!parse_u32(v, &x))
+        if (!pa_u32(v, &x))
             for (int e = 0; e < 9; e++)
                 if (interval_of_enc[e] && interval_of_enc[e] == x)
                     enc = e;
@@ -156,7 +133,7 @@ static int parse_arg(const char *arg)
         opt.spu.interval = (uint8_t)enc;
     } else if (!strcmp(key, "max_record")) {
         int e = -1;
-        if (!parse_u32(v, &x))
+        if (!pa_u32(v, &x))
             for (int k = 4; k <= 11; k++)
                 if (x == 1u << k)
                     e = k;
@@ -167,7 +144,7 @@ static int parse_arg(const char *arg)
         opt.spu.max_size = (uint8_t)e;
     } else if (!strcmp(key, "align")) {
         int e = -1;
-        if (!parse_u32(v, &x))
+        if (!pa_u32(v, &x))
             for (int k = 0; k <= 11; k++)
                 if (x == 1u << k)
                     e = k;
@@ -177,7 +154,7 @@ static int parse_arg(const char *arg)
         }
         opt.spu.align = (uint8_t)e;
     } else if (!strcmp(key, "count_size")) {
-        if (parse_u32(v, &x) || (x != 12 && x != 16)) {
+        if (pa_u32(v, &x) || (x != 12 && x != 16)) {
             say("option 'count_size': '%s' is not 12 or 16 (PMSIDR_EL1.CountSize, bits)", v);
             return -1;
         }
@@ -186,7 +163,7 @@ static int parse_arg(const char *arg)
         opt.cache = opt.warm_all = true;
     } else if (!strcmp(key, "lds") || !strcmp(key, "ernd") || !strcmp(key, "v1p2") ||
                !strcmp(key, "cache")) {
-        if (parse_bool(key, v, &b)) {
+        if (pa_bool(key, v, &b)) {
             say("option '%s': '%s' is not on or off", key, v);
             return -1;
         }
@@ -195,7 +172,7 @@ static int parse_arg(const char *arg)
         else if (!strcmp(key, "v1p2")) opt.v1p2 = opt.spu.feat_spev1p2 = opt.spu.fne = b;
         else opt.cache = b, opt.warm_all = false;
     } else {
-        say("unknown option '%s' (keys: %s)", key, usage_keys);
+        say("unknown option '%s' (keys: %s: %s)", key, usage_keys, pa_memsys_keys);
         return -1;
     }
     return 0;
