@@ -63,6 +63,8 @@ Config config_from_seed(uint64_t seed)
         c.stall_len_max = 200 + below(1800);
     c.ready_drop_rate = below(3) == 0 ? 0.0 : 0.02 * (1 + below(15));
     c.accept_gap = below(3) == 0 ? 0 : below(12);
+    // PSB CSYNC (drawn after the memory pattern, which keeps its earlier draws).
+    c.psb_rate = below(3) == 0 ? 0.0 : 0.0002 * (1 + below(10));
     return c;
 }
 
@@ -72,12 +74,12 @@ std::string config_describe(const Config &c)
     snprintf(b, sizeof(b),
              "ernd=%d next_op=%d rng_seed=0x%08x slots=%u fifo_bytes=%u drain=%u max_size=%u "
              "lanes=%u retire_rate=%.2f lat=%u..%u long=%.3f/%u toggle=%.4f icr=%.4f irr=%.4f "
-             "interval_max=%u stall=%.4f/%u ready_drop=%.3f accept_gap=%u filter_lat=%d minlat=%u "
-             "pmscr_extra=0x%02x",
+             "interval_max=%u stall=%.4f/%u ready_drop=%.3f accept_gap=%u psb=%.4f filter_lat=%d "
+             "minlat=%u pmscr_extra=0x%02x",
              c.ernd, c.next_op, c.rng_seed, c.slots, c.fifo_bytes, c.drain, c.max_size, c.lanes,
              c.retire_rate, c.lat_min, c.lat_max, c.long_lat_rate, c.long_lat_max, c.toggle_rate,
              c.icr_write_rate, c.irr_write_rate, c.interval_max, c.stall_rate, c.stall_len_max,
-             c.ready_drop_rate, c.accept_gap, c.filter_lat, c.minlat, c.pmscr_extra);
+             c.ready_drop_rate, c.accept_gap, c.psb_rate, c.filter_lat, c.minlat, c.pmscr_extra);
     return b;
 }
 
@@ -109,6 +111,7 @@ std::string config_set(Config &c, const std::string &key, const std::string &val
     else if (key == "stall_len_max") c.stall_len_max = u;
     else if (key == "ready_drop_rate") c.ready_drop_rate = d;
     else if (key == "accept_gap") c.accept_gap = u;
+    else if (key == "psb_rate") c.psb_rate = d;
     else if (key == "filter_lat") c.filter_lat = u != 0;
     else if (key == "minlat") c.minlat = u;
     else if (key == "pmscr_extra") c.pmscr_extra = (uint8_t)u;
@@ -120,8 +123,8 @@ std::string config_keys()
 {
     return "ernd next_op rng_seed slots fifo_bytes drain max_size lanes retire_rate lat_min "
            "lat_max long_lat_rate long_lat_max toggle_rate icr_write_rate irr_write_rate "
-           "interval_max stall_rate stall_len_max ready_drop_rate accept_gap filter_lat minlat "
-           "pmscr_extra";
+           "interval_max stall_rate stall_len_max ready_drop_rate accept_gap psb_rate filter_lat "
+           "minlat pmscr_extra";
 }
 
 std::string config_check(const Config &c)
@@ -140,8 +143,9 @@ std::string config_check(const Config &c)
         return "latencies must satisfy lat_min <= lat_max <= 65535 (RTL LAT_W)";
     if (c.max_size < 4 || c.max_size > 10)
         return "max_size must be 4 .. 10 (records of at most 1 KiB)";
-    if (c.stall_rate < 0 || c.stall_rate > 1 || c.ready_drop_rate < 0 || c.ready_drop_rate > 1)
-        return "stall_rate and ready_drop_rate are probabilities (0 .. 1)";
+    if (c.stall_rate < 0 || c.stall_rate > 1 || c.ready_drop_rate < 0 || c.ready_drop_rate > 1 ||
+        c.psb_rate < 0 || c.psb_rate > 1)
+        return "stall_rate, ready_drop_rate and psb_rate are probabilities (0 .. 1)";
     if (c.stall_rate > 0 && c.stall_len_max < 1)
         return "stall_len_max must be >= 1";
     if (c.minlat > 0xFFF)
@@ -179,6 +183,7 @@ bool outputs_equal(const CycleOut &r, const CycleOut &m, std::string *sig, uint6
 Stimulus::Stimulus(const Config &cfg, uint64_t seed) : cfg_(cfg)
 {
     prng_.state = seed ^ 0x5EED'0000'0000'0001ull;
+    due_.assign((size_t)std::max(cfg.lat_max, cfg.long_lat_max) + 2, 0);
 }
 
 bool Stimulus::chance(double p) { return p > 0.0 && ap_prng64_unit(&prng_) < p; }
@@ -243,6 +248,14 @@ void Stimulus::next(CycleIn &in)
         in.stall = true;
         busy_left_--;
     }
+    // PSB CSYNC writes every completed record before the cycle's operations retire (the model);
+    // the RTL flushes its FIFO at the edge and then takes the records that complete there. The
+    // two agree when no record waits for room and none completes at this edge, so only then.
+    // The draw happens every cycle so that the stimulus does not depend on the model.
+    if (chance(cfg_.psb_rate) && observed_ && !last_full_ && due_[cycle_ % due_.size()] == 0)
+        in.psb = true;
+    last_in_ = in;
+    observed_ = false;
     cycle_++;
 }
 
@@ -251,11 +264,20 @@ void Stimulus::observe(const CycleOut &out)
     if (out.drained != last_drained_ && cfg_.accept_gap)
         busy_left_ = cfg_.accept_gap;
     last_drained_ = out.drained;
+    // The edge of cycle c = cycle_ - 1 is over: nothing more completes at it; each operation
+    // sampled in it (and not collided) completes at the edge of c + its latency.
+    const uint64_t c = cycle_ - 1;
+    due_[c % due_.size()] = 0;
+    for (unsigned i = 0; i < kLanes; i++)
+        if ((out.fire & ~out.coll) & (1u << i))
+            due_[(c + last_in_.lat[i]) % due_.size()]++;
+    last_full_ = out.full;
+    observed_ = true;
 }
 
 // ---------------------------------------------------------------------------------------------
 
-ModelSide::ModelSide(const Config &cfg, Perturb perturb) : cfg_(cfg), perturb_(perturb)
+ModelSide::ModelSide(const Config &cfg) : cfg_(cfg)
 {
     spu_config sc;
     spu_config_default(&sc);
@@ -378,6 +400,8 @@ bool ModelSide::apply_inputs(const CycleIn &in)
         ctx_.el = ctx_.el == 1 ? 2 : 1;
         spu_set_pe_context(spu_, &ctx_);
     }
+    if (in.psb)
+        spu_psb_csync(spu_);
     if (spu_profiling_enabled(spu_) != in.prof_en) {
         error_ = in.prof_en ? "the model has profiling disabled where the stimulus enabled it"
                             : "the model has profiling enabled where the stimulus disabled it";
@@ -389,7 +413,7 @@ bool ModelSide::apply_inputs(const CycleIn &in)
 
 bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
 {
-    if ((in.irr_we | in.icr_we | (in.toggle >= 0)) && !apply_inputs(in))
+    if ((in.irr_we | in.icr_we | (in.toggle >= 0) | in.psb) && !apply_inputs(in))
         return false;
     spu_set_drain_stall(spu_, in.stall);
     // The host's side kept small: one prepared operation per lane, only PC and latencies
@@ -440,16 +464,6 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
     }
     spu_probe p;
     spu_get_probe(spu_, &p);
-    if (perturb_ == PERTURB_RELOAD_OFF_BY_ONE && p.count > before.count) {
-        // A deliberate model-side bug: every reload of COUNT lands one too high.
-        uint64_t icr;
-        spu_reg_peek(spu_, SPU_PMSICR_EL1, &icr);
-        icr = ap_field_set(icr, kIcrCount, ap_field_get(kIcrCount, icr) + 1);
-        if (!write(SPU_PMSICR_EL1, icr))
-            return false;
-        perturbed_++;
-        spu_get_probe(spu_, &p);
-    }
     spu_stats st;
     spu_get_stats(spu_, &st);
     out.full = st.fifo_full_cycles != last_full_cycles_;
@@ -465,6 +479,23 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
     out.drained = p.drained;
     out.popped = st.records_written + st.records_discarded;
     return true;
+}
+
+CycleOut ModelSide::initial_outputs() const
+{
+    CycleOut out;
+    spu_probe p;
+    spu_get_probe(spu_, &p);
+    uint64_t irr = 0;
+    spu_reg_peek(spu_, SPU_PMSIRR_EL1, &irr);
+    out.count = p.count;
+    out.ecount = p.ecount;
+    out.rng = p.rng_state;
+    out.irr = (uint32_t)irr;
+    out.inflight = p.inflight;
+    out.level = p.fifo_level;
+    out.drained = p.drained;
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ struct Config {
     double ready_drop_rate = 0.0;    // per cycle: ready low for that cycle alone (random stalls)
     uint32_t accept_gap = 0;         // after each cycle that moved bytes, ready low this many
                                      // cycles (a memory with one write outstanding, latency)
+    double psb_rate = 0.0;           // per cycle: a PSB CSYNC (the model's spu_psb_csync(), the
+                                     // RTL's fifo_flush), when no record completes at that edge
     bool filter_lat = false;         // PMSFCR_EL1.FL with PMSLATFR_EL1.MINLAT = minlat
     uint32_t minlat = 0;
     uint8_t pmscr_extra = 0;         // PMSCR_EL1.{TS,PA,CX} bits (record lengths vary)
@@ -73,6 +75,8 @@ struct CycleIn {
     uint16_t len[kLanes] = {};       // its record length if sampled and kept (from the model)
     uint64_t op[kLanes] = {};        // operation index (its PC is kPcBase + 4 * index)
     bool stall = false;              // !drain_ready: memory accepts no bytes this cycle
+    bool psb = false;                // PSB CSYNC at the start of the cycle: every record in the
+                                     // FIFO is written (the RTL's FIFO is flushed at the edge)
 };
 
 // What one cycle produced: read after the clock edge on both sides.
@@ -102,7 +106,9 @@ public:
     // Next cycle's inputs (lengths still zero: the model side fills them).
     void next(CycleIn &in);
     // The model's outputs of the cycle just given by next(): an accept_gap pattern follows the
-    // bytes that moved (call it after each model step; without it accept_gap has no effect).
+    // bytes that moved, and a PSB CSYNC waits for a cycle in which no sampled operation's record
+    // completes (call it after each model step; without it accept_gap and psb_rate have no
+    // effect).
     void observe(const CycleOut &out);
     static constexpr uint64_t kPcBase = 0x0000'0040'0000ull;
     uint64_t toggles() const { return toggles_; }
@@ -117,18 +123,23 @@ private:
     uint8_t el_ = 1;
     uint32_t stall_left_ = 0, busy_left_ = 0;
     uint64_t toggles_ = 0, last_drained_ = 0;
+    // For PSB CSYNC: the last cycle's latencies, whether a record waited for room at its edge,
+    // and how many sampled operations complete at each coming edge (a ring by cycle).
+    CycleIn last_in_;
+    bool observed_ = false, last_full_ = false;
+    std::vector<uint32_t> due_;
 };
 
 // The C model side: model/spu driven through capi/armprof/spu.h, one spu_cycle() per cycle.
 class ModelSide {
 public:
-    // RELOAD_OFF_BY_ONE perturbs the model. The drain ones perturb what the RTL sees (applied
-    // by the lockstep runner, cosim.cpp): DRAIN_EXTRA gives the RTL drain_ready high on the
-    // first not-ready cycle of each stall while it offers bytes (it drains one cycle when not
-    // ready); IGNORE_READY gives it drain_ready high always.
+    // Deliberately broken RTL (armprof-cosim --perturb; the RTL's spu_cosim_pkg::PERTURB_*,
+    // selected at run time with +armprof_perturb=N): RELOAD_OFF_BY_ONE, every reload of COUNT
+    // one too high; DRAIN_EXTRA, the FIFO drains on the first not-ready cycle of each stall;
+    // IGNORE_READY, it drains whether drain_ready is high or not. The model is never perturbed.
     enum Perturb { PERTURB_NONE = 0, PERTURB_RELOAD_OFF_BY_ONE = 1, PERTURB_DRAIN_EXTRA = 2,
                    PERTURB_IGNORE_READY = 3 };
-    explicit ModelSide(const Config &cfg, Perturb perturb = PERTURB_NONE);
+    explicit ModelSide(const Config &cfg);
     ~ModelSide();
     ModelSide(const ModelSide &) = delete;
     ModelSide &operator=(const ModelSide &) = delete;
@@ -146,7 +157,8 @@ public:
     void set_len_callback(LenFn fn, void *user) { len_fn_ = fn; len_user_ = user; }
     uint64_t collisions() const;
     uint64_t filtered() const;
-    uint64_t reloads_perturbed() const { return perturbed_; }
+    // The state before the first cycle (what the RTL holds out of reset), as a CycleOut.
+    CycleOut initial_outputs() const;
     spu_t *spu() { return spu_; }
 
 private:
@@ -154,13 +166,11 @@ private:
     bool write(uint32_t enc, uint64_t v);
     bool apply_inputs(const CycleIn &in);
     Config cfg_;
-    Perturb perturb_;
     spu_t *spu_ = nullptr;
     std::string error_;
     armprof_pe_ctx ctx_;
     uint64_t pmscr_ = 0, pmblimitr_ = 0;
     uint64_t last_full_cycles_ = 0;
-    uint64_t perturbed_ = 0;
     LenFn len_fn_ = nullptr;
     void *len_user_ = nullptr;
     std::vector<spu_op> lean_ops_;
