@@ -3,7 +3,7 @@
 # formal.sh: proves the counter/FIFO RTL's assertions for all inputs with yosys's SAT solver (sat -tempinduct); a perturbed RTL's counterexample goes to waves/.
 #
 #   rtl-cosim/formal/formal.sh [--run short|deep] [--perturb reload|drain|ready]
-#                              [--waves-dir DIR] [--work DIR] [--yosys PATH]
+#                              [--waves-dir DIR] [--work DIR] [--yosys PATH] [--report FILE]
 #
 # The assertions and the input contract are those of the RTL itself (rtl/spu_assert.svh: the
 # AP_ASSERTs are proved, the AP_ASSUMEs assumed, the proofs start from a reset edge). Each task
@@ -25,16 +25,17 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 RTL=$(cd "$HERE/../rtl" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
-RUN=short PERTURB="" WAVES=$SRC/waves WORK="" YOSYS=yosys
+RUN=short PERTURB="" WAVES=$SRC/waves WORK="" YOSYS=yosys REPORT=""
 die() { echo "formal: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
-  [ $# -ge 2 ] || die "$1 needs a value (usage: $0 [--run short|deep] [--perturb reload|drain|ready] [--waves-dir DIR] [--work DIR] [--yosys PATH])"
+  [ $# -ge 2 ] || die "$1 needs a value (usage: $0 [--run short|deep] [--perturb reload|drain|ready] [--waves-dir DIR] [--work DIR] [--yosys PATH] [--report FILE])"
   case "$1" in
     --run) RUN=$2 ;;
     --perturb) PERTURB=$2 ;;
     --waves-dir) WAVES=$2 ;;
     --work) WORK=$2 ;;
     --yosys) YOSYS=$2 ;;
+    --report) REPORT=$2 ;;
     *) die "unknown option $1" ;;
   esac
   shift 2
@@ -59,7 +60,7 @@ SAVE=$SRC/waves/spu_formal.gtkw
 # of waves/spu_formal.gtkw.
 P_TINY="-chparam W 2 -chparam SLOTS 2 -chparam DEPTH 8 -chparam REC_SLOTS 4 -chparam LEN_W 4 -chparam LAT_W 2 -chparam DRAIN_MAX 4 -chparam CNT_W 5"
 P_FIFO_DEEP="-chparam W 1 -chparam SLOTS 2 -chparam DEPTH 16 -chparam REC_SLOTS 4 -chparam LEN_W 5 -chparam LAT_W 2 -chparam DRAIN_MAX 4 -chparam CNT_W 6"
-P_FIFO_WIDE="-chparam W 2 -chparam SLOTS 4 -chparam DEPTH 32 -chparam REC_SLOTS 8 -chparam LEN_W 6 -chparam LAT_W 3 -chparam DRAIN_MAX 8 -chparam CNT_W 7"
+P_FIFO_WIDE="-chparam W 2 -chparam SLOTS 4 -chparam DEPTH 16 -chparam REC_SLOTS 8 -chparam LEN_W 5 -chparam LAT_W 3 -chparam DRAIN_MAX 8 -chparam CNT_W 6"
 describe() { # the parameters of a set, for the report
   echo "$1" | sed 's/-chparam //g; s/ \([0-9][0-9]*\)/=\1/g'
 }
@@ -224,19 +225,21 @@ if [ -n "$PERTURB" ]; then
 elif [ "$RUN" = short ]; then
   run_task counter spu_sample_counter "-chparam W 4" induction 2
   run_task fifo spu_record_fifo "$P_TINY" induction 2
-  run_task unit spu_cosim_top "$P_TINY" bmc 4
+  run_task unit spu_cosim_top "$P_TINY" induction 2
 else
   run_task counter spu_sample_counter "-chparam W 4" induction 3
   run_task fifo spu_record_fifo "$P_TINY" induction 3
   run_task fifo-deep spu_record_fifo "$P_FIFO_DEEP" induction 2
-  run_task fifo-wide spu_record_fifo "$P_FIFO_WIDE" bmc 8
+  run_task fifo-wide spu_record_fifo "$P_FIFO_WIDE" bmc 4
   run_task unit spu_cosim_top "$P_TINY" induction 3
-  run_task unit-bmc spu_cosim_top "$P_TINY" bmc 12
+  run_task unit-bmc spu_cosim_top "$P_TINY" bmc 10
 fi
 
-echo "formal ($RUN${PERTURB:+, perturbed RTL: $PERTURB}), yosys $("$YOSYS" -V | awk '{print $2}') sat:"
-printf '%-16s %-20s %-9s %-8s %7s  %s\n' task top mode result time detail
-for l in "${report[@]}"; do echo "$l"; done
+{
+  echo "formal ($RUN${PERTURB:+, perturbed RTL: $PERTURB}), yosys $("$YOSYS" -V | awk '{print $2}') sat:"
+  printf '%-16s %-20s %-9s %-8s %7s  %s\n' task top mode result time detail
+  for l in "${report[@]}"; do echo "$l"; done
+} | if [ -n "$REPORT" ]; then tee "$REPORT"; else cat; fi
 [ $errors -gt 0 ] && exit 2
 [ $failures -gt 0 ] && exit 1
 exit 0

@@ -14,6 +14,7 @@
 #include "Vspu_cosim_top.h"
 #include "Vspu_cosim_top__Dpi.h"
 #include "Vspu_cosim_top_cov.h"
+#include "Vspu_cosim_top_plain.h"
 #include "verilated.h"
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
@@ -93,6 +94,8 @@ public:
         if (!coverage_file_.empty())
             ctx_->coveragep()->write(coverage_file_.c_str());
     }
+    // Assertion checks on (the default) or off (Verilator's run-time switch; bench figures).
+    void assert_on(bool on) { ctx_->assertOn(on); }
     // Write the coverage counts to `path` when the model goes (the coverage build).
     void write_coverage(const std::string &path) { coverage_file_ = path; }
     // The failed assertions seen during step() go to `log`.
@@ -684,10 +687,11 @@ std::vector<CycleIn> bench_stimulus(const Config &cfg, uint64_t seed, uint64_t c
 
 namespace {
 
-template <typename Top> double rtl_cps(const std::vector<CycleIn> &ins, const Config &cfg)
+template <typename Top> double rtl_cps(const std::vector<CycleIn> &ins, const Config &cfg, bool asserts)
 {
     using clk = std::chrono::steady_clock;
     RtlSide<Top> rtl(cfg, false);
+    rtl.assert_on(asserts);
     SvaLog sva;
     rtl.set_sva_log(&sva);
     CycleOut out;
@@ -702,9 +706,16 @@ template <typename Top> double rtl_cps(const std::vector<CycleIn> &ins, const Co
 
 } // namespace
 
-double bench_rtl(const std::vector<CycleIn> &ins, const Config &cfg, bool coverage)
+double bench_rtl(const std::vector<CycleIn> &ins, const Config &cfg, RtlBuild build)
 {
-    return coverage ? rtl_cps<Vspu_cosim_top_cov>(ins, cfg) : rtl_cps<Vspu_cosim_top>(ins, cfg);
+    switch (build) {
+    case RtlBuild::Plain:
+        return rtl_cps<Vspu_cosim_top_plain>(ins, cfg, false);
+    case RtlBuild::Coverage:
+        return rtl_cps<Vspu_cosim_top_cov>(ins, cfg, true);
+    default:
+        return rtl_cps<Vspu_cosim_top>(ins, cfg, true);
+    }
 }
 
 BenchResult bench(const Config &cfg, uint64_t seed, uint64_t cycles)
@@ -721,8 +732,8 @@ BenchResult bench(const Config &cfg, uint64_t seed, uint64_t cycles)
             m.step_lean(ins[t], probe);
         b.model_cps = (double)cycles / std::chrono::duration<double>(clk::now() - t0).count();
     }
-    b.rtl_cps = bench_rtl(ins, cfg, false);
-    b.rtl_cov_cps = bench_rtl(ins, cfg, true);
+    b.rtl_cps = bench_rtl(ins, cfg, RtlBuild::Lockstep);
+    b.rtl_cov_cps = bench_rtl(ins, cfg, RtlBuild::Coverage);
     return b;
 }
 

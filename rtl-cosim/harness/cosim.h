@@ -113,9 +113,12 @@ struct BenchResult {
 };
 BenchResult bench(const Config &cfg, uint64_t seed, uint64_t cycles);
 
-// Cycles per second of one RTL build alone over a prepared stimulus (bench-cosim's paired
-// rounds): coverage false for the lockstep build, true for the coverage build.
-double bench_rtl(const std::vector<CycleIn> &ins, const Config &cfg, bool coverage);
+// The Verilated builds of the RTL: Lockstep (assertions checked: every co-simulation),
+// Coverage (the same with line, toggle and cover-point coverage: --coverage), Plain (the RTL as
+// a design, no assertions: bench-cosim's yardstick).
+enum class RtlBuild { Lockstep, Coverage, Plain };
+// Cycles per second of one RTL build alone over a prepared stimulus (bench-cosim's rounds).
+double bench_rtl(const std::vector<CycleIn> &ins, const Config &cfg, RtlBuild build);
 // The stimulus of a bench run with the record lengths filled in by the model.
 std::vector<CycleIn> bench_stimulus(const Config &cfg, uint64_t seed, uint64_t cycles);
 

@@ -277,6 +277,8 @@ void Stimulus::observe(const CycleOut &out)
 
 // ---------------------------------------------------------------------------------------------
 
+static void make_op(spu_op &op, uint64_t index, uint16_t lat);
+
 ModelSide::ModelSide(const Config &cfg) : cfg_(cfg)
 {
     spu_config sc;
@@ -298,6 +300,9 @@ ModelSide::ModelSide(const Config &cfg) : cfg_(cfg)
         return;
     }
     spu_set_record_hook(spu_, record_hook, this);
+    // step_lean()'s operations: one per lane, of the shape make_op() gives lane i's first op.
+    for (unsigned i = 0; i < kLanes; i++)
+        make_op(lean_ops_[i], i, 0);
     armprof_pe_ctx_default(&ctx_);
     spu_set_pe_context(spu_, &ctx_);
     pmscr_ = kPmscrE1spe | (cfg.pmscr_extra & kPmscrExtra);
@@ -408,32 +413,6 @@ bool ModelSide::apply_inputs(const CycleIn &in)
         return false;
     }
     spu_set_drain_stall(spu_, in.stall);
-    return true;
-}
-
-bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
-{
-    if ((in.irr_we | in.icr_we | (in.toggle >= 0) | in.psb) && !apply_inputs(in))
-        return false;
-    spu_set_drain_stall(spu_, in.stall);
-    // The host's side kept small: one prepared operation per lane, only PC and latencies
-    // change (building a whole spu_op per operation would measure the workload, not the model).
-    if (lean_ops_.empty()) {
-        lean_ops_.resize(kLanes);
-        for (unsigned i = 0; i < kLanes; i++)
-            make_op(lean_ops_[i], i, 0);
-    }
-    spu_op *opv = lean_ops_.data();
-    uint32_t n = 0;
-    for (unsigned i = 0; i < kLanes; i++)
-        if (in.valid & (1u << i)) {
-            spu_op &op = opv[n++];
-            op.pc = Stimulus::kPcBase + 4 * in.op[i];
-            op.total_lat = in.lat[i];
-            op.issue_lat = in.lat[i] / 2u;
-        }
-    spu_cycle(spu_, opv, n, nullptr);
-    spu_get_probe(spu_, &probe);
     return true;
 }
 

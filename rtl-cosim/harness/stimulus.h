@@ -3,6 +3,7 @@
 #ifndef ARMPROF_COSIM_STIMULUS_H
 #define ARMPROF_COSIM_STIMULUS_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -150,8 +151,8 @@ public:
     // Returns false (with error()) when the model disagrees with the stimulus about enables.
     bool step(const CycleIn &in, CycleOut &out);
     // The same cycle for speed measurement: inputs applied, spu_cycle(), the probe read; no
-    // per-cycle statistics or comparison outputs.
-    bool step_lean(const CycleIn &in, spu_probe &probe);
+    // per-cycle statistics or comparison outputs (inline: bench-cosim times it).
+    inline bool step_lean(const CycleIn &in, spu_probe &probe);
     // Called for each record the model keeps: operation index and encoded length.
     typedef void (*LenFn)(void *user, uint64_t op, uint32_t len);
     void set_len_callback(LenFn fn, void *user) { len_fn_ = fn; len_user_ = user; }
@@ -173,8 +174,31 @@ private:
     uint64_t last_full_cycles_ = 0;
     LenFn len_fn_ = nullptr;
     void *len_user_ = nullptr;
-    std::vector<spu_op> lean_ops_;
+    std::array<spu_op, kLanes> lean_ops_{};
 };
+
+inline bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
+{
+    if ((in.irr_we | in.icr_we | (in.toggle >= 0) | in.psb) && !apply_inputs(in))
+        return false;
+    spu_set_drain_stall(spu_, in.stall);
+    // The host's side kept small: one prepared operation per lane, only PC and latencies
+    // change (building a whole spu_op per operation would measure the workload, not the model).
+    // The valid lanes are packed without a branch per lane: every lane writes the next free
+    // entry, which only a valid lane keeps (n counts them).
+    spu_op *opv = lean_ops_.data();
+    uint32_t n = 0;
+    for (unsigned i = 0; i < kLanes; i++) {
+        spu_op &op = opv[n];
+        op.pc = Stimulus::kPcBase + 4 * in.op[i];
+        op.total_lat = in.lat[i];
+        op.issue_lat = in.lat[i] / 2u;
+        n += (in.valid >> i) & 1u;
+    }
+    spu_cycle(spu_, opv, n, nullptr);
+    spu_get_probe(spu_, &probe);
+    return true;
+}
 
 // The C model run ahead of an RTL: yields each cycle's inputs with the record lengths filled
 // in (known when the sampled operation completes, up to the longest latency later) and the

@@ -93,6 +93,9 @@ module spu_record_fifo #(
   logic [LVL_W-1:0] level_q;
   logic [CNT_W-1:0] drained_q, popped_q;
 
+  // The next state and the cycle's working values: toggle coverage counts the state above and
+  // the ports, not these.
+  /*verilator coverage_off*/
   logic [LAT_W-1:0] rem_d [SLOTS];
   logic [LEN_W-1:0] qlen_d [SLOTS];
   logic [SW-1:0]    qh_d;
@@ -110,10 +113,13 @@ module spu_record_fifo #(
   logic [RW-1:0] r;
   logic [SW-1:0] idx;
   logic          blocked;
+  /*verilator coverage_on*/
 
   // The ready the drain obeys: drain_ready, unless a deliberate bug is selected (AP_PERTURB).
+  /*verilator coverage_off*/
   logic          ready_q;               // drain_ready at the last edge
   logic          take_ready;
+  /*verilator coverage_on*/
   always_comb begin
     take_ready = drain_ready;
     /*verilator coverage_off*/
@@ -323,10 +329,12 @@ module spu_record_fifo #(
 
   // ---- The inputs' contract (assumed by the proofs, asserted in simulation) --------------------
 
+  /*verilator coverage_off*/
   logic [SW:0]      cfg_slots_q;
   logic [LVL_W-1:0] cfg_depth_q;
   logic [RW:0]      cfg_rec_cap_q;
   logic [W-1:0]     len_ok;
+  /*verilator coverage_on*/
   always_ff @(posedge clk) begin
     cfg_slots_q   <= cfg_slots;
     cfg_depth_q   <= cfg_depth;
