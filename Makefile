@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 CTEST_FLAGS ?= --output-on-failure -j$(JOBS)
 
-.PHONY: all deps configure build run test bench nightly fuzz package clean
+.PHONY: all deps configure build run test bench nightly fuzz package linux clean
 
 all: build
 
@@ -50,7 +50,15 @@ endif
 fuzz: build
 	@scripts/fuzz.sh $(BUILD)
 
-# The Debian package (CPack): $(BUILD)/armprof_<version>_<arch>.deb, `apt install ./$(BUILD)/armprof_*.deb`.
+# The full-system SPE guest (docs/linux.md): qemu-system-aarch64 from Debian's source with
+# qemu/patches, the Debian arm64 kernel and user land, both cached in ~/.cache/armprof; the
+# `linux` tests run once this is made.
+linux: build
+	@scripts/install-deps.sh --linux
+	@scripts/linux-setup.sh $(BUILD)
+
+# The Debian packages (CPack, cmake/ArmprofPackage.cmake): $(BUILD)/<package>_<version>_<arch>.deb,
+# `sudo apt install ./$(BUILD)/*.deb`.
 package: build
 	@cd $(BUILD) && cpack -G DEB
 

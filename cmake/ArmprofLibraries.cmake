@@ -8,6 +8,8 @@
 # libarmprof.so and nothing in the headers needs an export macro. tests/install/check_exports.sh
 # checks the result against the headers' declarations.
 
+# CMAKE_INSTALL_LIBDIR (lib/<multiarch>) is chosen in the top CMakeLists.txt, before any folder's
+# install rules.
 include(GNUInstallDirs)
 
 file(GLOB ARMPROF_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/capi/armprof/*.h)

@@ -24,8 +24,8 @@ bool same_regime(const armprof_regime &a, const armprof_regime &b);
 /*
  * How the memory system's timing reaches the unit (scenario key `timing`):
  *  - Off: functional; every write is answered at once with latency 0 (the timing is only
- *    accounted in the statistics). The default of a wrapper built by hand.
- *  - Lt: loosely timed; b_transport is called with the unit's local time offset (its model
+ *    accounted in the statistics).
+ *  - Lt: loosely timed (the default, of the scenario and of SpuModule / TrbuModule); b_transport is called with the unit's local time offset (its model
  *    time minus sc_time_stamp()) and the delay it adds (bus queueing and transfer, SMMU
  *    descriptor reads over the bus, the target's latency) becomes armprof_mem_result.latency in
  *    unit cycles (rounded up); a DMI write takes the DMI grant's write latency. Any TLM target
@@ -54,9 +54,10 @@ const char *buffer_timing_name(BufferTiming t);
  *    path allows it.
  * The owning regime only changes on a register write or a PE context change; the wrapper calls
  * drop_dmi() then, so the fast path needs no regime compare.
- * Timing (set_timing, BufferTiming above): Off answers latency 0; Lt turns the annotated delay
- * (TLM) or the grant's write latency (DMI) into armprof_mem_result.latency; At runs the four
- * phases and answers ARMPROF_MEM_PENDING.
+ * Timing (the wrapper's constructor, set_timing, BufferTiming above): Lt (the default, as in
+ * armprof-vp) turns the annotated delay (TLM) or the grant's write latency (DMI) into
+ * armprof_mem_result.latency; Off answers latency 0 (functional); At runs the four phases and
+ * answers ARMPROF_MEM_PENDING.
  */
 class BufferPort {
 public:
@@ -185,7 +186,7 @@ private:
     tlm::tlm_generic_payload gp_;
     regime_ext ext_;
     sc_core::sc_time tlm_time_;
-    BufferTiming timing_ = BufferTiming::Off;
+    BufferTiming timing_ = BufferTiming::Lt;
     uint64_t period_ticks_;
     // AT: payloads (own memory manager), in issue order until answered; the one whose END_REQ
     // is awaited; those waiting for it.

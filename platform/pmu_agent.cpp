@@ -3,17 +3,10 @@
 #include "pmu_agent.h"
 
 #include "armprof/armprof.h"
+#include "armprof/sysreg.h" // PMCR_EL0_E, PMCNTENSET_EL0_C, ...
 
 namespace armprof {
 
-namespace {
-// PMCR_EL0 fields (Arm ARM D24.5.x PMCR_EL0).
-constexpr uint64_t PMCR_E = 1ull << 0, PMCR_P = 1ull << 1, PMCR_C = 1ull << 2, PMCR_LC = 1ull << 6,
-                   PMCR_LP = 1ull << 7;
-constexpr unsigned PMCR_N_SHIFT = 11;
-constexpr uint64_t PMCR_N_MASK = 0x1F;
-constexpr uint64_t CYCLE_BIT = 1ull << PMU_CYCLE_COUNTER_ID;
-} // namespace
 
 uint64_t PmuAgent::rd(uint32_t enc)
 {
@@ -26,7 +19,7 @@ void PmuAgent::wr(uint32_t enc, uint64_t v) { wr_(enc, v); }
 
 bool PmuAgent::start(const std::vector<uint16_t> &events)
 {
-    uint64_t n = (rd(PMU_PMCR_EL0) >> PMCR_N_SHIFT) & PMCR_N_MASK;
+    uint64_t n = ap_field_get(PMCR_EL0_N, rd(PMU_PMCR_EL0));
     if (events.size() > n)
         return false;
     // armv8pmu_reset(): nothing counts, interrupts off, overflow flags clear.
@@ -34,13 +27,13 @@ bool PmuAgent::start(const std::vector<uint16_t> &events)
     wr(PMU_PMINTENCLR_EL1, ~0ull);
     wr(PMU_PMOVSCLR_EL0, ~0ull);
     events_ = events;
-    enabled_ = CYCLE_BIT;
+    enabled_ = PMCNTENSET_EL0_C;
     for (unsigned i = 0; i < events.size(); i++) {
         wr(PMU_PMEVTYPER_EL0(i), events[i]);
         enabled_ |= 1ull << i;
     }
     wr(PMU_PMCCFILTR_EL0, 0);
-    wr(PMU_PMCR_EL0, PMCR_E | PMCR_P | PMCR_C | PMCR_LC | PMCR_LP);
+    wr(PMU_PMCR_EL0, PMCR_EL0_E | PMCR_EL0_P | PMCR_EL0_C | PMCR_EL0_LC | PMCR_EL0_LP);
     wr(PMU_PMCNTENSET_EL0, enabled_);
     running_ = true;
     return true;

@@ -4,6 +4,7 @@
 #define ARMPROF_PLATFORM_PMU_MODULE_H
 
 #include <cstdint>
+#include <string>
 
 #include <systemc>
 #include <tlm>
@@ -47,6 +48,7 @@ public:
 
 private:
     friend class UnitClock<PmuModule>;
+    std::string access_rule(uint32_t enc, bool write, armprof_err e) const;
     uint64_t clock_now() const { return pmu_now(pmu_); }
     void clock_advance(uint64_t n) { pmu_advance(pmu_, n); }
     // The one next thing the model cannot know it has reached unless woken: a Capture event

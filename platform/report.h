@@ -3,6 +3,7 @@
 #ifndef ARMPROF_PLATFORM_REPORT_H
 #define ARMPROF_PLATFORM_REPORT_H
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +54,25 @@ void model_log(void *user, armprof_log_level level, const char *msg)
     case ARMPROF_LOG_INFO: SC_REPORT_INFO_VERB(Type, m.c_str(), sc_core::SC_HIGH); break;
     default: SC_REPORT_INFO_VERB(Type, m.c_str(), sc_core::SC_DEBUG); break;
     }
+}
+
+// The name of a System register of the units (armprof/sysreg.h: "PMBSR_EL1", "PMEVCNTR3_EL0"), or
+// Arm's generic S<op0>_<op1>_C<CRn>_C<CRm>_<op2> for any other encoding.
+std::string sysreg_name(uint32_t enc);
+
+// A register access a unit refused (armprof_err UNDEFINED, TRAP_EL2, TRAP_EL3, READONLY, NV2_MEM,
+// NOREG; others are not refusals and give nothing): an SC_INFO of `type` at SC_MEDIUM verbosity,
+// shown with SystemC's default settings, e.g.
+//   top.spu: MSR PMBLIMITR_EL1 at EL0 (Non-secure) refused: UNDEFINED. Rule: <rule>
+// where the module's `rule` names the access check that applies (the Arm pseudocode function)
+// and the PE-context controls it reads, as they are. sc_report_handler::set_actions(type,
+// SC_INFO, SC_DO_NOTHING) or a verbosity below SC_MEDIUM hides it.
+void refused_access(const char *type, const char *module, bool write, uint32_t enc, armprof_err e,
+                    const armprof_pe_ctx *ctx, const std::string &rule);
+inline bool is_refusal(armprof_err e)
+{
+    return e == ARMPROF_ERR_UNDEFINED || e == ARMPROF_ERR_TRAP_EL2 || e == ARMPROF_ERR_TRAP_EL3 ||
+           e == ARMPROF_ERR_READONLY || e == ARMPROF_ERR_NV2_MEM || e == ARMPROF_ERR_NOREG;
 }
 
 } // namespace report

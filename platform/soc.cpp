@@ -2,6 +2,7 @@
 // soc.cpp: builds and runs the virtual platform of a scenario.
 #include "soc.h"
 #include "report.h"
+#include "armprof/sysreg.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -12,36 +13,164 @@ namespace armprof {
 
 using namespace sc_core;
 
-Platform::Platform(const Scenario &sc) : sc_(sc)
+namespace {
+
+constexpr uint64_t kSpeBufferTotal = 96ull << 20;  // the SPE buffers' share of DRAM (BUF_IPA_OFF ..)
+constexpr uint64_t kTrbeBufferTotal = 64ull << 20; // the trace buffers' (TRBE_IPA_OFF ..)
+
+// PE p's SPU configuration: spu_config_default() with the scenario's micro-architecture.
+spu_config spu_config_of(const Scenario &sc, unsigned p)
 {
-    if (sc_.pes == 0 || sc_.pes > 64)
-        throw std::invalid_argument("pes must be 1..64");
-    sc_.buffer_bytes = (sc_.buffer_bytes + 0xFFF) & ~0xFFFull;
-    if (sc_.buffer_bytes == 0 || sc_.buffer_bytes * sc_.pes > (96ull << 20))
-        throw std::invalid_argument("buffer size must be 4 KiB .. 96 MiB in total");
-    const TrbeScenario &tb = sc_.trbe;
+    spu_config cfg;
+    spu_config_default(&cfg);
+    cfg.flag_update = sc.hw_flag_update;
+    cfg.pe_index = (uint8_t)p;
+    cfg.rng_seed = (uint32_t)(sc.seed * 2654435761u + p + 1);
+    cfg.max_inflight = sc.max_inflight ? sc.max_inflight : cfg.max_inflight;
+    cfg.fifo_bytes = sc.fifo_bytes ? sc.fifo_bytes : cfg.fifo_bytes;
+    cfg.drain_bytes_per_cycle = sc.drain_bytes_per_cycle ? sc.drain_bytes_per_cycle : cfg.drain_bytes_per_cycle;
+    cfg.write_bytes = sc.write_bytes ? sc.write_bytes : cfg.write_bytes;
+    cfg.max_outstanding_writes = sc.max_outstanding_writes ? sc.max_outstanding_writes : cfg.max_outstanding_writes;
+    return cfg;
+}
+
+uint64_t round_4k(uint64_t b) { return b > UINT64_MAX - 0xFFF ? 0 : (b + 0xFFF) & ~0xFFFull; }
+
+std::string check_fault(const Scenario &sc, size_t i)
+{
+    const FaultSpec &f = sc.faults[i];
+    const std::string w = "faults[" + std::to_string(i) + "]";
+    static const char *const kinds[] = {"unmap", "read_only", "clear_af", "walk_abort", "write_abort", "gpf",
+                                        "mem_error"};
+    if (std::find(std::begin(kinds), std::end(kinds), f.kind) == std::end(kinds))
+        return w + ".kind: unmap, read_only, clear_af, walk_abort, write_abort, gpf or mem_error, not '" + f.kind + "'";
+    if (f.pe >= sc.pes)
+        return w + ".pe: " + std::to_string(f.pe) + ", but the scenario has " + std::to_string(sc.pes) + " PE(s)";
+    bool trbe = f.unit == "trbe";
+    if (!trbe && f.unit != "spe")
+        return w + ".unit: spe or trbe, not '" + f.unit + "'";
+    if (trbe && !sc.trbe.enabled)
+        return w + ".unit: trbe needs trbe.enabled: true";
+    if (f.stage != 1 && f.stage != 2)
+        return w + ".stage: 1 or 2, not " + std::to_string(f.stage);
+    if (f.stage == 2 && !sc.stage2)
+        return w + ".stage: 2 needs smmu.stage2: true";
+    if (f.level < -1 || f.level > 3)
+        return w + ".level: 0..3, not " + std::to_string(f.level);
+    uint64_t size = trbe ? sc.trbe.buffer_bytes : round_4k(sc.buffer_bytes);
+    if (f.offset >= size)
+        return w + ".offset: " + std::to_string(f.offset) + " is past the end of the buffer (" + std::to_string(size) +
+               " bytes)";
+    if (f.length == 0 || f.length > size)
+        return w + ".length: 1.." + std::to_string(size) + " (the buffer's size), not " + std::to_string(f.length);
+    if (f.count == 0 || f.count < -1)
+        return w + ".count: at least 1 (without it: every time), not " + std::to_string(f.count);
+    return "";
+}
+
+} // namespace
+
+std::string scenario_check(const Scenario &sc)
+{
+    if (sc.pes == 0 || sc.pes > 64)
+        return "pes: 1..64, not " + std::to_string(sc.pes);
+    if (sc.ops_per_cycle == 0)
+        return "ops_per_cycle: at least 1";
+    // A clock or quantum below SystemC's time resolution would be zero time: a division by zero
+    // in the units' clocks, or a run that never advances.
+    if (!(sc.clock_ns > 0) || sc_time(sc.clock_ns, SC_NS).value() == 0)
+        return "clock_ns: " + std::to_string(sc.clock_ns) + " is below the time resolution (" +
+               sc_get_time_resolution().to_string() + ")";
+    if (!(sc.quantum_ns > 0) || sc_time(sc.quantum_ns, SC_NS).value() == 0)
+        return "quantum_ns: " + std::to_string(sc.quantum_ns) + " is below the time resolution (" +
+               sc_get_time_resolution().to_string() + ")";
+    uint64_t spe_buf = round_4k(sc.buffer_bytes);
+    if (spe_buf == 0 || spe_buf > kSpeBufferTotal / sc.pes)
+        return "spe.buffer_bytes: 4 KiB .. " + std::to_string(kSpeBufferTotal / sc.pes / 4096 * 4096) + " bytes per PE (" +
+               std::to_string(kSpeBufferTotal >> 20) + " MiB in total), not " + std::to_string(sc.buffer_bytes);
+    const TrbeScenario &tb = sc.trbe;
     if (tb.enabled) {
-        if (tb.buffer_bytes < 8192 || (tb.buffer_bytes & 0xFFF) || tb.buffer_bytes * sc_.pes > (64ull << 20))
-            throw std::invalid_argument("trbe.buffer_bytes must be a multiple of 4 KiB, >= 8 KiB, <= 64 MiB in total");
-        if (tb.mean_burst == 0 || tb.mean_burst > 32768 || tb.bytes_per_cycle == 0)
-            throw std::invalid_argument("trbe: mean_burst 1..32768, bytes_per_cycle >= 1");
+        if (tb.buffer_bytes < 8192 || (tb.buffer_bytes & 0xFFF) || tb.buffer_bytes > kTrbeBufferTotal / sc.pes)
+            return "trbe.buffer_bytes: a multiple of 4096, 8192 .. " +
+                   std::to_string(kTrbeBufferTotal / sc.pes / 4096 * 4096) + " bytes per PE (" +
+                   std::to_string(kTrbeBufferTotal >> 20) + " MiB in total), not " + std::to_string(tb.buffer_bytes);
+        if (tb.mean_burst == 0 || tb.mean_burst > 32768)
+            return "trbe.mean_burst: 1..32768, not " + std::to_string(tb.mean_burst);
+        if (tb.bytes_per_cycle == 0)
+            return "trbe.bytes_per_cycle: at least 1";
         if (tb.tm != TRBU_TM_STOP && tb.tm != TRBU_TM_IRQ && tb.tm != TRBU_TM_IGNORE)
-            throw std::invalid_argument("trbe.tm: 0 (Stop), 1 (IRQ) or 3 (Ignore)");
+            return "trbe.tm: 0 (Stop), 1 (IRQ) or 3 (Ignore)";
+        trbu_config tc;
+        trbu_config_default(&tc);
+        tc.align = (uint8_t)tb.align;
+        char why[160];
+        if (tb.align > 255 || trbu_config_validate(&tc, why, sizeof why) != ARMPROF_OK)
+            return std::string("trbe: ") + (tb.align > 255 ? "align out of range" : why);
     }
     {
-        std::vector<unsigned> ppis = {sc_.ppi_pmbirq};
+        struct Ppi { const char *key; unsigned v; };
+        std::vector<Ppi> ppis = {{"spe.ppi", sc.ppi_pmbirq}};
         if (tb.enabled)
-            ppis.push_back(tb.ppi);
-        if (sc_.pmu.enabled)
-            ppis.push_back(sc_.pmu.ppi);
+            ppis.push_back({"trbe.ppi", tb.ppi});
+        if (sc.pmu.enabled)
+            ppis.push_back({"pmu.ppi", sc.pmu.ppi});
         for (size_t i = 0; i < ppis.size(); i++) {
-            if (ppis[i] < 16 || ppis[i] > 31)
-                throw std::invalid_argument("PPI INTIDs are 16..31 (spe.ppi, trbe.ppi, pmu.ppi)");
+            if (ppis[i].v < 16 || ppis[i].v > 31)
+                return std::string(ppis[i].key) + ": a PPI INTID, 16..31, not " + std::to_string(ppis[i].v);
             for (size_t j = 0; j < i; j++)
-                if (ppis[i] == ppis[j])
-                    throw std::invalid_argument("spe.ppi, trbe.ppi and pmu.ppi must differ");
+                if (ppis[i].v == ppis[j].v)
+                    return std::string(ppis[i].key) + ": " + std::to_string(ppis[i].v) + " is " + ppis[j].key +
+                           " already (spe.ppi, trbe.ppi and pmu.ppi must differ)";
         }
     }
+    if (sc.timing != "lt" && sc.timing != "at" && sc.timing != "off")
+        return "timing: lt, at or off, not '" + sc.timing + "'";
+    if (sc.sampler != "model" && sc.sampler != "rtl")
+        return "spe.sampler: model or rtl, not '" + sc.sampler + "'";
+    // The SPU's micro-architecture: spu_config_validate(), and with the RTL sampler its sizes.
+    auto unit_why = [](const Scenario &s) {
+        spu_config cfg = spu_config_of(s, 0);
+        char why[160];
+        if (spu_config_validate(&cfg, why, sizeof why) != ARMPROF_OK)
+            return std::string(why);
+        return s.sampler == "rtl" ? SpuRtl::why_not(cfg, s.ops_per_cycle) : std::string();
+    };
+    std::string why = unit_why(sc);
+    if (!why.empty()) {
+        // Named after the first key set in the scenario without which the configuration is valid.
+        struct { const char *key; uint32_t Scenario::*field; } keys[] = {
+            {"spe.fifo_bytes", &Scenario::fifo_bytes},
+            {"spe.max_inflight", &Scenario::max_inflight},
+            {"spe.drain_bytes_per_cycle", &Scenario::drain_bytes_per_cycle},
+            {"spe.write_bytes", &Scenario::write_bytes},
+            {"spe.max_outstanding_writes", &Scenario::max_outstanding_writes},
+            {"ops_per_cycle", &Scenario::ops_per_cycle},
+        };
+        for (const auto &k : keys) {
+            Scenario alt = sc;
+            alt.*k.field = k.field == &Scenario::ops_per_cycle ? 1 : 0;
+            if (sc.*k.field != alt.*k.field && unit_why(alt).empty())
+                return std::string(k.key) + ": " + std::to_string(sc.*k.field) + ": " + why;
+        }
+        return "spe: " + why;
+    }
+    for (size_t i = 0; i < sc.faults.size(); i++) {
+        std::string w = check_fault(sc, i);
+        if (!w.empty())
+            return w;
+    }
+    return "";
+}
+
+Platform::Platform(const Scenario &sc) : sc_(sc)
+{
+    // Every value is checked before anything is built (a scenario file's reader calls the same
+    // check, so its errors carry the file's line).
+    std::string why = scenario_check(sc_);
+    if (!why.empty())
+        throw std::invalid_argument(why);
+    sc_.buffer_bytes = round_4k(sc_.buffer_bytes);
+    const TrbeScenario &tb = sc_.trbe;
     // The traces are loaded once the scenario checks have passed: one file every PE replays, or
     // one per PE (workload.traces); a PE's run is its file's operations * repeat.
     if (sc_.workload.replay()) {
@@ -71,14 +200,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         }
         sc_.ops = traces_[0].count * sc_.workload.repeat; // PE 0's; each PE: its own file's
     }
-    if (sc_.timing == "off")
-        timing_ = BufferTiming::Off;
-    else if (sc_.timing == "lt")
-        timing_ = BufferTiming::Lt;
-    else if (sc_.timing == "at")
-        timing_ = BufferTiming::At;
-    else
-        throw std::invalid_argument("timing must be lt, at or off");
+    timing_ = sc_.timing == "off" ? BufferTiming::Off : sc_.timing == "at" ? BufferTiming::At : BufferTiming::Lt;
     sc_time clk(sc_.clock_ns, SC_NS);
     mem_.reset(new Memory("dram", DRAM_SIZE, sc_time(sc_.mem_latency_ns, SC_NS)));
     if (sc_.mem_write_latency_ns >= 0)
@@ -117,20 +239,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
     dumps_.resize(sc_.pes);
     frac_.assign(sc_.pes, 0.0);
     for (unsigned p = 0; p < sc_.pes; p++) {
-        spu_config cfg;
-        spu_config_default(&cfg);
-        cfg.flag_update = sc_.hw_flag_update;
-        cfg.pe_index = (uint8_t)p;
-        cfg.rng_seed = (uint32_t)(sc_.seed * 2654435761u + p + 1);
-        cfg.max_inflight = sc_.max_inflight ? sc_.max_inflight : cfg.max_inflight;
-        cfg.fifo_bytes = sc_.fifo_bytes ? sc_.fifo_bytes : cfg.fifo_bytes;
-        cfg.drain_bytes_per_cycle = sc_.drain_bytes_per_cycle ? sc_.drain_bytes_per_cycle : cfg.drain_bytes_per_cycle;
-        cfg.write_bytes = sc_.write_bytes ? sc_.write_bytes : cfg.write_bytes;
-        cfg.max_outstanding_writes = sc_.max_outstanding_writes ? sc_.max_outstanding_writes : cfg.max_outstanding_writes;
-        if (sc_.sampler != "model" && sc_.sampler != "rtl")
-            throw std::invalid_argument("spe.sampler must be model or rtl");
-        if (sc_.sampler == "rtl" && !SpuRtl::why_not(cfg, sc_.ops_per_cycle).empty())
-            throw std::invalid_argument(SpuRtl::why_not(cfg, sc_.ops_per_cycle));
+        spu_config cfg = spu_config_of(sc_, p);
         std::string n = "spu" + std::to_string(p);
         spus_.emplace_back(new SpuModule(n.c_str(), cfg, clk));
         SpuModule &s = *spus_.back();
@@ -147,7 +256,7 @@ Platform::Platform(const Scenario &sc) : sc_(sc)
         // CollectTimeStamp(), seed 001 3.3.1); PMSCR_EL2.TS/CX/E2SPE stay 0. Then drop to EL1.
         ctx.el = 2;
         s.set_pe_context(ctx);
-        if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, AP_BIT(6) | AP_BIT(4)) != ARMPROF_OK)
+        if (sc_.el2_pmscr && s.reg_write(SPU_PMSCR_EL2, ap_field_prep(PMSCR_EL2_PCT, PMSCR_EL2_PCT_PHYS) | PMSCR_EL2_PA) != ARMPROF_OK)
             ARMPROF_REPORT_ERROR(report::kSoc, "PMSCR_EL2 write at EL2 refused");
         ctx.el = 1;
         s.set_pe_context(ctx);

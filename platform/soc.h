@@ -123,6 +123,12 @@ struct Scenario {
     std::string name = "default";
 };
 
+// The first reason `sc` cannot be built ("" when it can), naming the scenario key: values out of
+// the model's or the platform's range, buffers that do not fit DRAM, PPIs that clash, a unit
+// configuration its *_config_validate() refuses, faults the platform cannot inject. Platform's
+// constructor throws std::invalid_argument with it; armprof-vp's reader reports it with the line.
+std::string scenario_check(const Scenario &sc);
+
 class Platform {
 public:
     static constexpr uint64_t DRAM_BASE = 0x80000000ull;

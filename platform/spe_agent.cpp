@@ -5,25 +5,10 @@
 #include <algorithm>
 
 #include "armprof/bits.h"
+#include "armprof/sysreg.h" // PMBSR_EL1_S, PMSCR_EL1_E1SPE, ...
 
 namespace armprof {
 
-namespace {
-// Field masks (REGISTERS.md).
-constexpr uint64_t PMBSR_EC = AP_GENMASK(31, 26);
-constexpr uint64_t PMBSR_DL = AP_BIT(19);
-constexpr uint64_t PMBSR_EA = AP_BIT(18);
-constexpr uint64_t PMBSR_S = AP_BIT(17);
-constexpr uint64_t PMBSR_MSS_FSC = AP_GENMASK(5, 0);
-constexpr uint64_t PMBIDR_P = AP_BIT(4);
-constexpr uint64_t PMBIDR_ALIGN = AP_GENMASK(3, 0);
-constexpr uint64_t PMSIDR_MAXSIZE = AP_GENMASK(15, 12);
-constexpr uint64_t PMSIRR_INTERVAL = AP_GENMASK(31, 8);
-constexpr uint64_t PMSIRR_RND = AP_BIT(0);
-constexpr uint64_t PMSCR_TS = AP_BIT(5), PMSCR_PA = AP_BIT(4), PMSCR_CX = AP_BIT(3);
-constexpr uint64_t PMSCR_E1SPE = AP_BIT(1), PMSCR_E0SPE = AP_BIT(0);
-constexpr uint64_t PMBLIMITR_E = AP_BIT(0);
-} // namespace
 
 SpeAgent::SpeAgent(const Config &cfg, RegRead rd, RegWrite wr, std::function<void()> psb_csync, MemRead mem,
                    Sink sink)
@@ -44,9 +29,9 @@ void SpeAgent::wr(uint32_t enc, uint64_t v) { wr_(enc, v); }
 bool SpeAgent::probe()
 {
     uint64_t idr = rd(SPU_PMBIDR_EL1), sidr = rd(SPU_PMSIDR_EL1);
-    align_ = (uint32_t)ap_field_get(PMBIDR_ALIGN, idr);
-    max_size_ = (uint32_t)ap_field_get(PMSIDR_MAXSIZE, sidr);
-    return !(idr & PMBIDR_P);
+    align_ = (uint32_t)ap_field_get(PMBIDR_EL1_Align, idr);
+    max_size_ = (uint32_t)ap_field_get(PMSIDR_EL1_MaxSize, sidr);
+    return !(idr & PMBIDR_EL1_P);
 }
 
 void SpeAgent::start()
@@ -54,13 +39,13 @@ void SpeAgent::start()
     wr(SPU_PMSFCR_EL1, cfg_.pmsfcr);
     wr(SPU_PMSEVFR_EL1, cfg_.pmsevfr);
     wr(SPU_PMSLATFR_EL1, cfg_.pmslatfr);
-    wr(SPU_PMSIRR_EL1, ap_field_prep(PMSIRR_INTERVAL, cfg_.interval >> 8) | (cfg_.rnd ? PMSIRR_RND : 0));
+    wr(SPU_PMSIRR_EL1, ap_field_prep(PMSIRR_EL1_INTERVAL, cfg_.interval >> 8) | (cfg_.rnd ? PMSIRR_EL1_RND : 0));
     wr(SPU_PMSICR_EL1, rd(SPU_PMSIRR_EL1));
     wr(SPU_PMBPTR_EL1, cfg_.base);
-    wr(SPU_PMBLIMITR_EL1, (cfg_.base + cfg_.size) | cfg_.nvm_bit | PMBLIMITR_E);
+    wr(SPU_PMBLIMITR_EL1, (cfg_.base + cfg_.size) | cfg_.nvm_bit | PMBLIMITR_EL1_E);
     wr(SPU_PMBSR_EL1, 0);
-    wr(SPU_PMSCR_EL1, (cfg_.ts ? PMSCR_TS : 0) | (cfg_.pa ? PMSCR_PA : 0) | (cfg_.cx ? PMSCR_CX : 0) |
-                          PMSCR_E1SPE | PMSCR_E0SPE);
+    wr(SPU_PMSCR_EL1, (cfg_.ts ? PMSCR_EL1_TS : 0) | (cfg_.pa ? PMSCR_EL1_PA : 0) |
+                          (cfg_.cx ? PMSCR_EL1_CX : 0) | PMSCR_EL1_E1SPE | PMSCR_EL1_E0SPE);
     running_ = true;
 }
 
@@ -99,10 +84,10 @@ void SpeAgent::copy_out(uint64_t upto)
 
 std::string SpeAgent::fault_kind(uint64_t pmbsr)
 {
-    unsigned ec = (unsigned)ap_field_get(PMBSR_EC, pmbsr);
-    unsigned fsc = (unsigned)ap_field_get(PMBSR_MSS_FSC, pmbsr);
+    unsigned ec = (unsigned)ap_field_get(PMBSR_EL1_EC, pmbsr);
+    unsigned fsc = (unsigned)ap_field_get(PMBSR_EL1_FSC, pmbsr);
     if (ec == ARMPROF_EC_OTHER)
-        return (pmbsr & PMBSR_EA) ? "ext_abort" : "buffer_full";
+        return (pmbsr & PMBSR_EL1_EA) ? "ext_abort" : "buffer_full";
     if (ec == ARMPROF_EC_GPC)
         return "gpc";
     if (ec == ARMPROF_EC_IMPDEF)
@@ -128,12 +113,12 @@ bool SpeAgent::on_irq(uint64_t now_ns)
     st_.irqs++;
     csync_(); // PSB CSYNC before reading the syndrome and the data (3.6)
     uint64_t sr = rd(SPU_PMBSR_EL1);
-    if (!(sr & PMBSR_S))
+    if (!(sr & PMBSR_EL1_S))
         return false;
     uint64_t ptr = rd(SPU_PMBPTR_EL1);
     events_.push_back({now_ns, sr, ptr});
-    bool dl = sr & PMBSR_DL, ea = sr & PMBSR_EA;
-    unsigned ec = (unsigned)ap_field_get(PMBSR_EC, sr);
+    bool dl = sr & PMBSR_EL1_DL, ea = sr & PMBSR_EL1_EA;
+    unsigned ec = (unsigned)ap_field_get(PMBSR_EL1_EC, sr);
     st_.by_kind[fault_kind(sr)]++;
     if (dl)
         st_.dl++;
@@ -172,7 +157,7 @@ void SpeAgent::stop()
     wr(SPU_PMSCR_EL1, 0);
     csync_();
     uint64_t sr = rd(SPU_PMBSR_EL1);
-    if (running_ && !(sr & PMBSR_DL))
+    if (running_ && !(sr & PMBSR_EL1_DL))
         copy_out(rd(SPU_PMBPTR_EL1));
     wr(SPU_PMBLIMITR_EL1, 0);
     running_ = false;

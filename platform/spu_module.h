@@ -4,6 +4,7 @@
 #define ARMPROF_PLATFORM_SPU_MODULE_H
 
 #include <cstdint>
+#include <string>
 
 #include <systemc>
 #include <tlm>
@@ -28,10 +29,13 @@ namespace armprof {
  *  - time (UnitClock): the model counts cycles of `period`. Whoever drives it (a PE with a
  *    quantum keeper) calls advance_to(); when nobody does, the module wakes itself at the time
  *    spu_cycles_to_next_event() gives (no ticking every clock).
- * Memory timing (set_timing(), BufferTiming in buffer_port.h): Off keeps the functional drain
- * (writes answered at once); Lt returns each write's annotated delay as its latency in unit
- * cycles; At runs the four phases and answers with spu_mem_complete() at BEGIN_RESP. The record
- * FIFO then drains only as the memory system accepts writes (docs/integration.md).
+ * Memory timing (the constructor's `timing`, set_timing(); BufferTiming in buffer_port.h): Lt,
+ * the default as in armprof-vp, returns each write's annotated delay as its latency in unit
+ * cycles; Off keeps the functional drain (writes answered at once); At runs the four phases and
+ * answers with spu_mem_complete() at BEGIN_RESP. The record FIFO then drains only as the memory
+ * system accepts writes (docs/integration.md).
+ * A register access the model refuses (UNDEFINED, a trap, no such register) is reported as an
+ * SC_INFO of type armprof/spu naming the register, the EL and the access rule (report.h).
  */
 class SpuModule : public UnitClock<SpuModule>, public BufferPort, public PmuOutputs {
 public:
@@ -52,8 +56,10 @@ public:
     }
     uint64_t cti_triggers() const { return cti_count_; }
 
+    // timing: how memory time reaches the unit (BufferTiming, buffer_port.h): Lt by default, as
+    // armprof-vp's `timing: lt`; Off for the functional drain; At needs an AT target on `mem`.
     SpuModule(sc_core::sc_module_name name, const spu_config &cfg,
-              sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS));
+              sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS), BufferTiming timing = BufferTiming::Lt);
     ~SpuModule() override;
 
     spu_t *unit() { return spu_; }
@@ -76,6 +82,7 @@ private:
     uint64_t clock_next_event() const { return spu_cycles_to_next_event(spu_); }
     void on_irq_edge();
 
+    std::string access_rule(uint32_t enc, bool write, armprof_err e) const;
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     static void cb_cti(void *user, uint8_t trigger);

@@ -4,6 +4,7 @@
 #define ARMPROF_PLATFORM_TRBU_MODULE_H
 
 #include <cstdint>
+#include <string>
 
 #include <systemc>
 #include <tlm>
@@ -36,8 +37,9 @@ public:
     // model_time(), irq_level(), irq_changed(), flush_irq(), reschedule(): UnitClock.
     sc_core::sc_signal<sc_dt::uint64, sc_core::SC_MANY_WRITERS> sig_trbptr; // TRBPTR_EL1 (waves)
 
+    // timing: as SpuModule's (Lt by default, as armprof-vp's `timing: lt`).
     TrbuModule(sc_core::sc_module_name name, const trbu_config &cfg,
-               sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS));
+               sc_core::sc_time period = sc_core::sc_time(1, sc_core::SC_NS), BufferTiming timing = BufferTiming::Lt);
     ~TrbuModule() override;
 
     trbu_t *unit() { return trbu_; }
@@ -62,6 +64,7 @@ private:
     uint64_t clock_next_event() const { return trbu_cycles_to_next_event(trbu_); }
     void on_irq_edge();
 
+    std::string access_rule(uint32_t enc, bool write, armprof_err e) const;
     static armprof_mem_result cb_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                        const armprof_regime *rg);
     void update_ptr_signal();

@@ -39,7 +39,7 @@ typedef enum armprof_err {
     ARMPROF_ERR_UNDEFINED,       /* the access is UNDEFINED (e.g. from EL0) */
     ARMPROF_ERR_TRAP_EL2,        /* the access traps to EL2 */
     ARMPROF_ERR_TRAP_EL3,        /* the access traps to EL3 */
-    ARMPROF_ERR_READONLY,        /* write to a read-only (ID) register */
+    ARMPROF_ERR_READONLY,        /* unused: an MSR to a read-only (ID) register is UNDEFINED */
     ARMPROF_ERR_CFG_RESERVED,    /* configuration: a reserved ID register field value */
     ARMPROF_ERR_CFG_ALIGN,       /* configuration: Align larger than MaxSize or unsupported */
     ARMPROF_ERR_CFG_FIFO,        /* configuration: FIFO depth / drain rate zero or too small */

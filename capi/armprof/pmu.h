@@ -116,9 +116,14 @@ void pmu_set_core_powered(pmu_t *pmu, bool on);
 
 /* ----- Registers ---------------------------------------------------------------------------- */
 
-/* MRS / MSR from the current PE context. */
+/* MRS / MSR from the current PE context. An MSR to a read-only register is
+ * ARMPROF_ERR_UNDEFINED; a register of a feature not configured is ARMPROF_ERR_NOREG. */
 armprof_err pmu_reg_read(pmu_t *pmu, uint32_t enc, uint64_t *val);
 armprof_err pmu_reg_write(pmu_t *pmu, uint32_t enc, uint64_t val);
+/* The access checks alone: exactly what pmu_reg_read() (is_write false) or pmu_reg_write()
+ * (is_write true) would return from the current PE context, other than for a NULL val, with
+ * no effect (for a host that raises the exception before the access, QEMU's accessfn). */
+armprof_err pmu_reg_check(const pmu_t *pmu, uint32_t enc, bool is_write);
 /* Debugger / test view: the value with no access check and no side effect. */
 armprof_err pmu_reg_peek(const pmu_t *pmu, uint32_t enc, uint64_t *val);
 

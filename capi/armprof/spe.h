@@ -66,8 +66,9 @@ enum {
     SPE_R_DATA_SOURCE = 1u << 9,
     SPE_R_TIMESTAMP = 1u << 10,   /* record ends in a Timestamp packet, else an End packet */
     SPE_R_OPTYPE = 1u << 11,
-    /* Not a request flag: spe_encode() always writes an Events packet (§5.3.7). It appears only
-     * in spe_encode_ex()'s `dropped` mask and in spe_decoded.have (the packet was seen). */
+    /* Not a request flag: spe_encode() always writes an Events packet (§2.3.5, §5.3.7). In
+     * spe_encode_ex()'s `dropped` mask it says the packet was narrowed to E[15:0] to fit MaxSize
+     * (set E[63:16] bits not output, read as zero); in spe_decoded.have, the packet was seen. */
     SPE_R_EVENTS = 1u << 12
 };
 /* The SPE_R_* flags spe_encode() reads from spe_record.present. */
@@ -121,7 +122,8 @@ bool spe_format_cfg_valid(const spe_format_cfg *cfg);
  * values are clamped to the CountSize width (12-bit: 0xFFF means saturated). Addresses use bits
  * [55:0] of the struct fields. Padding (0x00) before the final packet makes the record a
  * multiple of 2^align bytes. A record that would exceed 2^max_size bytes loses optional parts
- * in a fixed order (docs/implementation-defined.md) until it fits, so it always fits.
+ * in a fixed order (docs/implementation-defined.md) until it fits, so it always fits; it keeps
+ * its PC, Operation Type and Events packets (Events narrowed to E[15:0] if need be).
  * Returns the number of bytes written, or 0 when `cap` is too small or `cfg` is invalid.
  */
 size_t spe_encode(const spe_record *rec, const spe_format_cfg *cfg, uint8_t *out, size_t cap);

@@ -92,14 +92,17 @@ typedef struct spu_config {
 } spu_config;
 
 /* A sensible default: Neoverse-like IDs (MaxSize 2^6, CountSize 12-bit, Interval 256, Align 0,
- * FE/FT/FL, LDS off), FIFO 1 KiB draining 16 B/cycle, 4 sampled ops in flight. */
+ * FE/FT/FL, LDS and ArchInst on, ERnd off), FIFO 1 KiB draining 16 B/cycle, 4 sampled ops in
+ * flight (docs/implementation-defined.md lists every default). */
 void spu_config_default(spu_config *cfg);
 /* Checks a configuration; on failure `why` (if not NULL) names the field and the rule. */
 armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t whylen);
 
 armprof_err spu_open(const spu_config *cfg, const armprof_host_ops *ops, spu_t **out);
 void spu_close(spu_t *spu);
-/* Warm reset: registers to their reset values (PMBLIMITR_EL1.E = 0), FIFO and slots emptied. */
+/* Warm reset: registers to their reset values (PMBLIMITR_EL1.E = 0), FIFO and slots emptied.
+ * Records captured and not yet written count as discarded (SPU_DISCARD_DISABLED); operations
+ * still in flight produce no record. */
 void spu_reset(spu_t *spu);
 const spu_config *spu_get_config(const spu_t *spu);
 
@@ -107,9 +110,22 @@ const spu_config *spu_get_config(const spu_t *spu);
 armprof_err spu_set_pe_context(spu_t *spu, const armprof_pe_ctx *ctx);
 const armprof_pe_ctx *spu_get_pe_context(const spu_t *spu);
 
-/* MRS / MSR from the current PE context, with the access checks of seeds 001 and 002. */
+/* MRS / MSR from the current PE context, with the access checks of seeds 001 and 002.
+ * Outcomes: ARMPROF_OK; ARMPROF_ERR_NOREG (no SPE register has that encoding);
+ * ARMPROF_ERR_UNDEFINED (EL0, AArch32, an absent feature's register, an EL2 name from EL1, and
+ * every MSR to the read-only PMSIDR_EL1 / PMBIDR_EL1, whose MSR encodings are unallocated);
+ * ARMPROF_ERR_TRAP_EL2 / _TRAP_EL3 (MDCR_EL2.{TPMS,E2PB}, HDFGRTR/HDFGWTR_EL2, HCR_EL2.NV,
+ * MDCR_EL3.{NSPB,NSPBE}); ARMPROF_ERR_NV2_MEM (FEAT_NV2: PMBSR_EL1 at EL1 is NVMem[0x820], the
+ * host performs the access). Any outcome other than ARMPROF_OK leaves the unit unchanged.
+ * ARMPROF_ERR_INVAL for a NULL spu (or val). At EL2 with HCR_EL2.E2H == 1 the PMSCR_EL1
+ * encoding names PMSCR_EL2. */
 armprof_err spu_reg_read(spu_t *spu, uint32_t enc, uint64_t *val);
 armprof_err spu_reg_write(spu_t *spu, uint32_t enc, uint64_t val);
+/* The access checks alone: exactly what spu_reg_read() (is_write false) or spu_reg_write()
+ * (is_write true) would return for `enc` from the current PE context, other than for a NULL
+ * val, with no effect on the unit. A host that must raise the exception before it performs the
+ * access (QEMU's accessfn) asks this first; the access that follows returns the same outcome. */
+armprof_err spu_reg_check(const spu_t *spu, uint32_t enc, bool is_write);
 /* Debugger / test view: the stored value with no access check and no side effect. */
 armprof_err spu_reg_peek(const spu_t *spu, uint32_t enc, uint64_t *val);
 
@@ -123,6 +139,8 @@ typedef struct spu_reg_info {
     bool read_only;           /* ID register */
     bool alias;               /* alias of another register (PMSCR_EL12) */
     bool unknown_at_reset;    /* architecturally UNKNOWN after reset */
+    bool present;             /* implemented in this configuration (PMSNEVFR_EL1 needs
+                               * feat_spev1p2, PMBMAR_EL1 feat_spe_nvm; else UNDEFINED) */
 } spu_reg_info;
 size_t spu_reg_count(const spu_t *spu);
 armprof_err spu_reg_info_at(const spu_t *spu, size_t index, spu_reg_info *info);
@@ -136,10 +154,16 @@ bool spu_buffer_enabled(const spu_t *spu, armprof_regime *regime);
 
 /* ----- Operations from the host ------------------------------------------------------------ */
 
-/* Flags of an operation. */
+/* Flags of an operation. They decide E[0] and E[1] of its Events packet (§5.3.7, §2.3.5),
+ * whatever bits 0 and 1 of spu_op.events say:
+ *   neither flag: retired, E[1] = 1, E[0] = 0;
+ *   SPU_OP_EXCEPTION: completed with a synchronous architectural exception, E[0] = E[1] = 1,
+ *     and the record holds no latencies, addresses or Data Source (2.3.5);
+ *   SPU_OP_NOT_RETIRED (with or without SPU_OP_EXCEPTION): misspeculated, or generating a
+ *     non-architectural exception: E[0] = E[1] = 0. */
 enum {
-    SPU_OP_EXCEPTION = 1u << 0,   /* generated an exception: E[0], no other payload (2.3.5) */
-    SPU_OP_NOT_RETIRED = 1u << 1, /* misspeculated: E[1] clear */
+    SPU_OP_EXCEPTION = 1u << 0,   /* generated a synchronous exception */
+    SPU_OP_NOT_RETIRED = 1u << 1, /* misspeculated / non-architectural: E[0] and E[1] clear */
     SPU_OP_HAS_VA = 1u << 2,      /* data_va valid (loads, stores, atomics) */
     SPU_OP_HAS_PA = 1u << 3,      /* data_pa valid */
     SPU_OP_HAS_TARGET = 1u << 4,  /* target valid (branches, exception returns) */
@@ -151,9 +175,14 @@ enum {
 typedef struct spu_op {
     uint64_t pc;
     uint8_t op_class;             /* SPE_CLASS_* */
-    uint8_t op_subclass;          /* Operation Type payload (§5.3.8) */
+    uint8_t op_subclass;          /* Operation Type payload (§5.3.8). An atomic is
+                                   * SPE_LDST_EXTENDED | SPE_LDST_AT, with SPE_LDST_ST when it
+                                   * returns no value to a register (STADD) and without it when
+                                   * it does (LDADD, SWP, CAS): the type filter (§3.2.2) takes
+                                   * every atomic as a store, those that return a value also as
+                                   * a load */
     uint32_t flags;               /* SPU_OP_* */
-    uint64_t events;              /* E[n] of the Events packet (E[0], E[1] derived from flags) */
+    uint64_t events;              /* E[n] of the Events packet (E[0], E[1] from flags) */
     uint32_t total_lat;           /* cycles; also the time from sampling to completion */
     uint32_t issue_lat;
     uint32_t xlat_lat;
@@ -176,11 +205,18 @@ typedef enum spu_op_result {
 
 /* Report one retired operation (transaction level: at the current time). */
 spu_op_result spu_retire(spu_t *spu, const spu_op *op);
-/* Operations that can be retired before the one that will be sampled: spu_skip() of that many
- * is O(1). UINT64_MAX when profiling is disabled (nothing is counted). */
+/* Operations that can be retired before the one that will be sampled: after spu_skip() of that
+ * many, the next spu_retire() is the sampled operation (SPU_OP_SAMPLED or SPU_OP_COLLIDED), as
+ * long as nothing changes the counter meanwhile (a PMSICR_EL1 / PMSIRR_EL1 write, profiling
+ * disabled). Exact in both sampling modes (with sample_next_op it counts the operation at which
+ * the counter reaches zero) and with ERnd (it looks ahead at the generator's next draw); only
+ * PMSIRR_EL1.INTERVAL = 0 with RND and ERnd can make it a lower bound. 0 when the next operation
+ * is sampled; UINT64_MAX when profiling is disabled (nothing is counted). */
 uint64_t spu_ops_until_sample(const spu_t *spu);
-/* Report n operations known not to be sampled, in O(1). Counts at most spu_ops_until_sample()
- * and returns how many it counted. */
+/* Report n operations known not to be sampled: counts at most spu_ops_until_sample() and returns
+ * how many it counted, leaving the counter, ECOUNT and the generator as that many spu_retire()
+ * calls would. O(1): one step per run of decrements, plus the one or two operations at which
+ * COUNT reloads or ECOUNT reaches zero. */
 uint64_t spu_skip(spu_t *spu, uint64_t n);
 
 /* ----- Time ----------------------------------------------------------------------------------- */
@@ -216,10 +252,26 @@ uint32_t spu_writes_outstanding(const spu_t *spu);
  * with an external sampler feeds this to its FIFO's drain `ready` input before the edge. */
 bool spu_drain_ready(const spu_t *spu);
 
-/* PSB CSYNC: every completed record is written to memory (or discarded) before it returns.
- * In-flight operations are left to complete. With memory timing: synchronous answers take
- * effect at once; a pending write and what waits behind it stay (spu_writes_outstanding()):
- * answer them and call it again (the PE's DSB waits for the writes, seed 001 §3.6). */
+/* PSB CSYNC, with the DSB that follows it (seed 001 §3.6). Call it where the PE executes PSB
+ * CSYNC, after reporting every operation before it. Time does not move (spu_now() is the same
+ * on return); before it returns:
+ *   1. every sampled operation still in flight completes now, whatever its total_lat: its record
+ *      is captured as at a completion at spu_now() (CollectRecord() with the registers as they
+ *      are now, the Timestamp packet's value now; the latency counters are the operation's own);
+ *   2. every captured record, with those already in the FIFO and the writer, is written to
+ *      memory, or discarded with its reason counted in spu_stats.discarded[] (PMBSR_EL1.S = 1:
+ *      SPU_DISCARD_SERVICE; buffer disabled: _DISABLED; Discard mode: _MODE; a fault or External
+ *      abort: its management event is raised as for any write);
+ *   3. PMBPTR_EL1, PMBSR_EL1 and PMBIRQ show the result.
+ * So after disable (PMSCR_EL1 = 0, or PMBLIMITR_EL1.E = 0 which discards as _DISABLED), PSB
+ * CSYNC, DSB, as Linux's arm_spe_pmu does it, the host reads in PMBPTR_EL1 the address after
+ * the last record written; spu_stats.inflight_now and fifo_bytes_now are 0 and every sampled
+ * operation is written, discarded or filtered out (spu_stats: feed = filtered_out +
+ * records_written + records_discarded, less operations a warm reset dropped in flight).
+ * One case leaves work: a memory port that answered ARMPROF_MEM_PENDING (a pending write and
+ * what waits behind it stay, spu_writes_outstanding() > 0: the PE's DSB waits for them, so the
+ * host answers them with spu_mem_complete() and calls spu_psb_csync() again). Synchronous
+ * answers with a latency take effect at once. The same holds with an external sampler. */
 void spu_psb_csync(spu_t *spu);
 
 /* ----- Observation ---------------------------------------------------------------------------- */
@@ -292,7 +344,12 @@ typedef struct spu_probe {
 } spu_probe;
 void spu_get_probe(const spu_t *spu, spu_probe *p);
 
-/* Every encoded record as it leaves the encoder (before the FIFO), for tests and tools. */
+/* Every encoded record as it leaves the encoder (before the FIFO), for tests and tools: one call
+ * per record that passes CollectRecord() (spu_stats.filtrate), when it is captured. A record
+ * reported here may still be discarded on its way to memory (spu_stats.discarded[]: S = 1,
+ * buffer disabled, Discard mode, fault, External abort, RPGGHS, reset): once nothing is held
+ * (after spu_psb_csync() with no write pending), the calls equal records_written +
+ * records_discarded. */
 typedef void (*spu_record_fn)(void *user, const spe_record *rec, const uint8_t *bytes, size_t len);
 void spu_set_record_hook(spu_t *spu, spu_record_fn fn, void *user);
 

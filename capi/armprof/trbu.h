@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "armprof/armprof.h"
+#include "armprof/sysreg.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,35 +28,22 @@ typedef struct trbu trbu_t;
 #define TRBU_TRBSR_EL3 ARMPROF_SYSREG(3, 6, 9, 11, 3)   /* FEAT_TRBE_EXC */
 #define TRBU_TRBSR_EL12 ARMPROF_SYSREG(3, 5, 9, 11, 3)  /* FEAT_TRBE_EXC with FEAT_VHE: TRBSR_EL1 */
 
-/* Register fields, as masks for ap_field_get / ap_field_prep (bit positions from REGISTERS.md). */
-#define TRBLIMITR_EL1_LIMIT 0xFFFFFFFFFFFFF000ull  /* [63:12] */
-#define TRBLIMITR_EL1_XE    0x40ull                /* [6] */
-#define TRBLIMITR_EL1_nVM   0x20ull                /* [5] */
-#define TRBLIMITR_EL1_TM    0x18ull                /* [4:3] */
-#define TRBLIMITR_EL1_FM    0x06ull                /* [2:1] */
-#define TRBLIMITR_EL1_E     0x01ull                /* [0] */
-#define TRBBASER_EL1_BASE   0xFFFFFFFFFFFFF000ull  /* [63:12] */
-#define TRBSR_MSS2          0x00FFFFFF00000000ull  /* [55:32] */
-#define TRBSR_TopLevel      0x0000200000000000ull  /* [45] MSS2 bit 13, as ESR_ELx.ISS2 */
-#define TRBSR_AssuredOnly   0x0000100000000000ull  /* [44] MSS2 bit 12, as ESR_ELx.ISS2 */
-#define TRBSR_EC            0xFC000000ull          /* [31:26] */
-#define TRBSR_DAT           0x00800000ull          /* [23] */
-#define TRBSR_IRQ           0x00400000ull          /* [22] */
-#define TRBSR_TRG           0x00200000ull          /* [21] */
-#define TRBSR_WRAP          0x00100000ull          /* [20] */
-#define TRBSR_EA            0x00040000ull          /* [18] */
-#define TRBSR_S             0x00020000ull          /* [17] */
-#define TRBSR_MSS           0x0000FFFFull          /* [15:0] */
-#define TRBSR_BSC           0x0000003Full          /* MSS[5:0] for EC 0x00 */
-#define TRBSR_FSC           0x0000003Full          /* MSS[5:0] for EC 0x1E / 0x24 / 0x25 */
-#define TRBMAR_EL1_PAS      0xC00ull               /* [11:10] */
-#define TRBMAR_EL1_SH       0x300ull               /* [9:8] */
-#define TRBMAR_EL1_Attr     0x0FFull               /* [7:0] */
-#define TRBTRG_EL1_TRG      0xFFFFFFFFull          /* [31:0] */
-#define TRBIDR_EL1_EA       0xF00ull               /* [11:8] */
-#define TRBIDR_EL1_F        0x20ull                /* [5] */
-#define TRBIDR_EL1_P        0x10ull                /* [4] */
-#define TRBIDR_EL1_Align    0x0Full                /* [3:0] */
+/* Register fields: armprof/sysreg.h (TRBLIMITR_EL1_E, TRBSR_EL1_EC, TRBIDR_EL1_Align, ...), as
+ * masks for ap_field_get / ap_field_prep. TRBSR_<field> names the field of TRBSR_EL1, TRBSR_EL2
+ * and TRBSR_EL3 alike (the three share one layout). */
+#define TRBSR_MSS2          TRBSR_EL1_MSS2
+#define TRBSR_TopLevel      TRBSR_EL1_TopLevel     /* MSS2 bit 13, as ESR_ELx.ISS2 */
+#define TRBSR_AssuredOnly   TRBSR_EL1_AssuredOnly  /* MSS2 bit 12, as ESR_ELx.ISS2 */
+#define TRBSR_EC            TRBSR_EL1_EC
+#define TRBSR_DAT           TRBSR_EL1_DAT
+#define TRBSR_IRQ           TRBSR_EL1_IRQ
+#define TRBSR_TRG           TRBSR_EL1_TRG
+#define TRBSR_WRAP          TRBSR_EL1_WRAP
+#define TRBSR_EA            TRBSR_EL1_EA
+#define TRBSR_S             TRBSR_EL1_S
+#define TRBSR_MSS           TRBSR_EL1_MSS
+#define TRBSR_BSC           TRBSR_EL1_BSC          /* MSS[5:0] for EC 0x00 */
+#define TRBSR_FSC           TRBSR_EL1_FSC          /* MSS[5:0] for EC 0x1E / 0x24 / 0x25 */
 
 /* TRBLIMITR_EL1.FM and .TM encodings. */
 enum { TRBU_FM_FILL = 0, TRBU_FM_WRAP = 1, TRBU_FM_CIRCULAR = 3 };
@@ -133,9 +121,14 @@ const trbu_config *trbu_get_config(const trbu_t *t);
 armprof_err trbu_set_pe_context(trbu_t *t, const armprof_pe_ctx *ctx);
 const armprof_pe_ctx *trbu_get_pe_context(const trbu_t *t);
 
-/* MRS / MSR from the current PE context, with the access checks (UNDEFINED / traps). */
+/* MRS / MSR from the current PE context, with the access checks (UNDEFINED / traps / NV2
+ * redirection). An MSR to the read-only TRBIDR_EL1 is ARMPROF_ERR_UNDEFINED (no MSR form). */
 armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val);
 armprof_err trbu_reg_write(trbu_t *t, uint32_t enc, uint64_t val);
+/* The access checks alone: exactly what trbu_reg_read() (is_write false) or trbu_reg_write()
+ * (is_write true) would return from the current PE context, other than for a NULL val, with
+ * no effect (for a host that raises the exception before the access, QEMU's accessfn). */
+armprof_err trbu_reg_check(const trbu_t *t, uint32_t enc, bool is_write);
 /* Debugger / test view: the stored value with no access check and no side effect. */
 armprof_err trbu_reg_peek(const trbu_t *t, uint32_t enc, uint64_t *val);
 

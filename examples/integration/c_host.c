@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* c_host.c: the SPU from a C host that is not SystemC (docs/integration.md, example 2); built and run as a test. */
+/* c_host.c: the SPU from a C host that is not SystemC (docs/integration.md, section 3); built and run as a test. */
 #include <stdio.h>
 #include <string.h>
 
 #include "armprof/spu.h"
+#include "armprof/sysreg.h"
 
 #define BUF_VA 0x10000000ull
 #define BUF_SIZE 0x4000u
@@ -49,8 +50,8 @@ int main(void)
     spu_reg_write(spu, SPU_PMSIRR_EL1, 256);
     spu_reg_write(spu, SPU_PMSICR_EL1, 256);
     spu_reg_write(spu, SPU_PMBPTR_EL1, BUF_VA);
-    spu_reg_write(spu, SPU_PMBLIMITR_EL1, (BUF_VA + BUF_SIZE) | 1);
-    spu_reg_write(spu, SPU_PMSCR_EL1, 0x3);
+    spu_reg_write(spu, SPU_PMBLIMITR_EL1, (BUF_VA + BUF_SIZE) | PMBLIMITR_EL1_E);
+    spu_reg_write(spu, SPU_PMSCR_EL1, PMSCR_EL1_E1SPE | PMSCR_EL1_E0SPE);
     /* The CPU model retires loads, one per cycle; unsampled runs are reported in O(1). */
     spu_op op = { .pc = 0x400000, .op_class = SPE_CLASS_LDST, .flags = SPU_OP_HAS_VA, .total_lat = 20,
                   .data_va = 0x800000 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// sc_integration.cpp: the SPU module in someone else's SystemC platform (docs/integration.md, example 1); built and run as a test.
+// sc_integration.cpp: the SPU module in someone else's SystemC platform (docs/integration.md, section 1); built and run as a test.
 #include <cstdio>
 #include <cstring>
 
@@ -9,6 +9,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <armprof/systemc/spu_module.h>
+#include <armprof/sysreg.h>
 
 using namespace sc_core;
 
@@ -52,8 +53,8 @@ struct TheirCpu : sc_module {
         msr(SPU_PMSIRR_EL1, 256);
         msr(SPU_PMSICR_EL1, 256);
         msr(SPU_PMBPTR_EL1, 0x10000000);
-        msr(SPU_PMBLIMITR_EL1, 0x10001000 | 1); // a 4 KiB buffer: it fills
-        msr(SPU_PMSCR_EL1, 0x3);
+        msr(SPU_PMBLIMITR_EL1, 0x10001000 | PMBLIMITR_EL1_E); // a 4 KiB buffer: it fills
+        msr(SPU_PMSCR_EL1, PMSCR_EL1_E1SPE | PMSCR_EL1_E0SPE);
         spu_op op{};
         op.op_class = SPE_CLASS_BRANCH;
         op.total_lat = 5;
@@ -92,5 +93,5 @@ int sc_main(int, char **)
     std::printf("PMBIRQ %d at %s, PMBSR_EL1 0x%llx, %llu writes\n", cpu.saw_irq, sc_time_stamp().to_string().c_str(),
                 (unsigned long long)sr, (unsigned long long)spu.stats().writes);
     // Buffer full: S = 1, EC = 0, BSC = 1, and the first record is in their memory.
-    return (cpu.saw_irq && sr == ((1u << 17) | 1u) && mem.mem[0] != 0) ? 0 : 1;
+    return (cpu.saw_irq && sr == (PMBSR_EL1_S | ap_field_prep(PMBSR_EL1_BSC, PMBSR_EL1_BSC_FULL)) && mem.mem[0] != 0) ? 0 : 1;
 }

@@ -39,6 +39,23 @@ uint64_t ap_reg_res0(const ap_regfile *rf, const ap_regdef *r)
     return m;
 }
 
+/* The access checks of one entry (steps 1-3 of regtable.h). */
+static armprof_err entry_check(const ap_regfile *rf, const ap_regdef *r, bool is_write)
+{
+    armprof_err e = r->check ? r->check(rf->unit, r, is_write) : ARMPROF_OK;
+    if (is_write && e != ARMPROF_ERR_NOREG && (ap_reg_target(rf, r)->flags & AP_REG_RO))
+        return ARMPROF_ERR_UNDEFINED;
+    return e;
+}
+
+armprof_err ap_reg_check(const ap_regfile *rf, uint32_t enc, bool is_write)
+{
+    const ap_regdef *r = ap_reg_find(rf, enc);
+    if (!r)
+        return ARMPROF_ERR_NOREG;
+    return entry_check(rf, r, is_write);
+}
+
 armprof_err ap_reg_read(const ap_regfile *rf, uint32_t enc, uint64_t *out)
 {
     const ap_regdef *r = ap_reg_find(rf, enc);
@@ -46,11 +63,9 @@ armprof_err ap_reg_read(const ap_regfile *rf, uint32_t enc, uint64_t *out)
         return ARMPROF_ERR_NOREG;
     if (!out)
         return ARMPROF_ERR_INVAL;
-    if (r->check) {
-        armprof_err e = r->check(rf->unit, r, false);
-        if (e != ARMPROF_OK)
-            return e;
-    }
+    armprof_err e = entry_check(rf, r, false);
+    if (e != ARMPROF_OK)
+        return e;
     r = ap_reg_target(rf, r);
     uint64_t v = rf->vals[r->slot];
     *out = r->read ? r->read(rf->unit, r, v) : v;
@@ -62,14 +77,10 @@ armprof_err ap_reg_write(ap_regfile *rf, uint32_t enc, uint64_t val)
     const ap_regdef *r = ap_reg_find(rf, enc);
     if (!r)
         return ARMPROF_ERR_NOREG;
-    if (r->check) {
-        armprof_err e = r->check(rf->unit, r, true);
-        if (e != ARMPROF_OK)
-            return e;
-    }
+    armprof_err e = entry_check(rf, r, true);
+    if (e != ARMPROF_OK)
+        return e;
     r = ap_reg_target(rf, r);
-    if (r->flags & AP_REG_RO)
-        return ARMPROF_ERR_READONLY;
     uint64_t old = rf->vals[r->slot];
     uint64_t keep = ap_reg_res0(rf, r) | r->ro;
     uint64_t v = (val & ~keep) | (old & r->ro) | r->res1;

@@ -17,13 +17,19 @@
  * and hooks; only its own `check` (access pseudocode) applies before them.
  *
  * The write path, in this fixed order:
- *   1. `check` (access pseudocode): UNDEFINED / trap outcomes abort the write;
- *   2. AP_REG_RO registers refuse the write (ARMPROF_ERR_READONLY);
- *   3. v = (new & ~(res0 | ro)) | (old & ro) | res1, with the unit's config-dependent RES0
+ *   1. `check` (access pseudocode): ARMPROF_ERR_NOREG (the register does not exist in this
+ *      configuration) aborts the write;
+ *   2. AP_REG_RO registers refuse the write with ARMPROF_ERR_UNDEFINED: an ID register has no
+ *      MSR form, and an unallocated encoding is UNDEFINED at every Exception level, before any
+ *      trap the register's MRS form has;
+ *   3. the other outcomes of `check` (UNDEFINED / traps / NV2 redirection) abort the write;
+ *   4. v = (new & ~(res0 | ro)) | (old & ro) | res1, with the unit's config-dependent RES0
  *      bits from `res0_extra`;
- *   4. `prewrite` may adjust v (e.g. a reserved field value);
- *   5. store; 6. `postwrite` runs side effects (re-evaluate enables, drive the IRQ).
+ *   5. `prewrite` may adjust v (e.g. a reserved field value);
+ *   6. store; 7. `postwrite` runs side effects (re-evaluate enables, drive the IRQ).
  * The read path: `check`, then `read` (computed registers) or the stored value.
+ * Steps 1-3 (the read path's `check`) are ap_reg_check(), which has no effect: a host asks it
+ * before the access (QEMU's accessfn) and gets exactly what the access would return.
  */
 typedef struct ap_regdef ap_regdef;
 
@@ -66,6 +72,10 @@ const ap_regdef *ap_reg_find(const ap_regfile *rf, uint32_t enc);
 const ap_regdef *ap_reg_find_name(const ap_regfile *rf, const char *name);
 /* Effective RES0 mask of a register (static | config-dependent). */
 uint64_t ap_reg_res0(const ap_regfile *rf, const ap_regdef *r);
+/* The outcome of the access checks of a read (is_write false) or write of `enc`, with no effect:
+ * ARMPROF_ERR_NOREG, _UNDEFINED, _TRAP_EL2, _TRAP_EL3, _NV2_MEM or ARMPROF_OK. ap_reg_read() and
+ * ap_reg_write() begin with it. */
+armprof_err ap_reg_check(const ap_regfile *rf, uint32_t enc, bool is_write);
 armprof_err ap_reg_read(const ap_regfile *rf, uint32_t enc, uint64_t *out);
 armprof_err ap_reg_write(ap_regfile *rf, uint32_t enc, uint64_t val);
 /* Write without the access check or hooks (reset, restore, indirect writes by the unit). */

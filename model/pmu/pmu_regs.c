@@ -284,19 +284,36 @@ static armprof_err redirect(const pmu_t *p, uint32_t *enc)
     return ARMPROF_OK;
 }
 
+/* The access checks of a read or write of `enc` (PMXEV* first by their own check, then as the
+ * register they select), with no effect; on ARMPROF_OK *enc names the register accessed. */
+static armprof_err access_check(const pmu_t *p, uint32_t *enc, bool write)
+{
+    const ap_regdef *r = ap_reg_find(&p->rf, *enc);
+    if (r && (*enc == PMU_PMXEVTYPER_EL0 || *enc == PMU_PMXEVCNTR_EL0)) {
+        armprof_err e = pmu_check((void *)p, r, write);
+        if (e != ARMPROF_OK)
+            return e;
+        if ((e = redirect(p, enc)) != ARMPROF_OK)
+            return e;
+    }
+    return ap_reg_check(&p->rf, *enc, write);
+}
+
+armprof_err pmu_reg_check(const pmu_t *p, uint32_t enc, bool is_write)
+{
+    if (!p)
+        return ARMPROF_ERR_INVAL;
+    return access_check(p, &enc, is_write);
+}
+
 armprof_err pmu_reg_read(pmu_t *p, uint32_t enc, uint64_t *val)
 {
     if (!p || !val)
         return ARMPROF_ERR_INVAL;
     pmu_settle(p);
-    const ap_regdef *r = ap_reg_find(&p->rf, enc);
-    if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
-        armprof_err e = pmu_check(p, r, false);
-        if (e != ARMPROF_OK)
-            return e;
-        if ((e = redirect(p, &enc)) != ARMPROF_OK)
-            return e;
-    }
+    armprof_err e = access_check(p, &enc, false);
+    if (e != ARMPROF_OK)
+        return e;
     return ap_reg_read(&p->rf, enc, val);
 }
 
@@ -305,15 +322,10 @@ armprof_err pmu_reg_write(pmu_t *p, uint32_t enc, uint64_t val)
     if (!p)
         return ARMPROF_ERR_INVAL;
     pmu_settle(p);
-    const ap_regdef *r = ap_reg_find(&p->rf, enc);
-    if (r && (enc == PMU_PMXEVTYPER_EL0 || enc == PMU_PMXEVCNTR_EL0)) {
-        armprof_err e = pmu_check(p, r, true);
-        if (e != ARMPROF_OK)
-            return e;
-        if ((e = redirect(p, &enc)) != ARMPROF_OK)
-            return e;
-    }
-    armprof_err e = ap_reg_write(&p->rf, enc, val);
+    armprof_err e = access_check(p, &enc, true);
+    if (e != ARMPROF_OK)
+        return e;
+    e = ap_reg_write(&p->rf, enc, val);
     if (e == ARMPROF_OK) {
         pmu_reconfigure(p); /* PMCR_EL0, PMCNTEN*, PMEVTYPER*, filters, counter values */
         pmu_update_irq(p);

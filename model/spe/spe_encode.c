@@ -86,13 +86,25 @@ bool spe_format_cfg_valid(const spe_format_cfg *cfg)
 
 /*
  * Parts dropped, first to last, when a record would exceed 2^MaxSize bytes (an armprof choice,
- * docs/implementation-defined.md): the least useful to a profiler first; the PC goes last.
+ * docs/implementation-defined.md): the least useful to a profiler first. The Events packet
+ * stays (§2.3.5: "All sample records written to the Profiling Buffer contain the Events
+ * packet"); its step in the order (SPE_R_EVENTS) narrows it to E[15:0]: the IMPLEMENTATION
+ * DEFINED events E[31:24] and E[63:48] are not output, and "software must treat bits that are
+ * not output as zero" (§5.3.7). What is left then, PC (9) + Operation Type (2) + Events (at most
+ * 3) + End (1), is 15 bytes: it fits the smallest MaxSize (16 bytes) whatever Align is.
  */
 static const uint32_t drop_order[] = {
     SPE_R_CONTEXT_EL2, SPE_R_CONTEXT_EL1, SPE_R_DATA_SOURCE, SPE_R_ISSUE_LAT, SPE_R_XLAT_LAT,
     SPE_R_DATA_PA, SPE_R_TIMESTAMP, SPE_R_TARGET, SPE_R_TOTAL_LAT, SPE_R_DATA_VA,
-    SPE_R_EVENTS, SPE_R_OPTYPE, SPE_R_PC,
+    SPE_R_EVENTS,
 };
+
+/* The events an Events packet carries: all of them, or E[15:0] once narrowed to fit. */
+#define SPE_EVENTS_NARROW 0xFFFFull
+static inline uint64_t events_out(const spe_record *r, uint32_t p)
+{
+    return (p & SPE_R_EVENTS) ? r->events : r->events & SPE_EVENTS_NARROW;
+}
 
 /* Packet sizes of the fixed-size parts, four SPE_R_* bits at a time: bits [3:0] are the four
  * Address packets (9 bytes each), bits [7:4] Context EL1/EL2 (5) and Counter total/issue (3). */
@@ -111,7 +123,8 @@ static const uint8_t size_ctx_cnt[16] = SPE_SZ4_ROW(5, 5, 3, 3); /* CONTEXT_EL1/
 #undef SPE_SZ4_ROW
 #undef SPE_SZ4
 
-/* Unpadded size of the record with parts `p` (SPE_R_EVENTS in `p` means: write an Events packet). */
+/* Unpadded size of the record with parts `p` (always with an Events packet: SPE_R_EVENTS in `p`
+ * means every event bit, without it E[15:0]). */
 static inline size_t raw_size(const spe_record *r, const spe_format_cfg *cfg, uint32_t p)
 {
     _Static_assert(SPE_R_PC == 1u && SPE_R_TARGET == 2u && SPE_R_DATA_VA == 4u && SPE_R_DATA_PA == 8u &&
@@ -121,7 +134,7 @@ static inline size_t raw_size(const spe_record *r, const spe_format_cfg *cfg, ui
     size_t n = (size_t)size_addr[p & 0xFu] + size_ctx_cnt[(p >> 4) & 0xFu];
     if (p & SPE_R_XLAT_LAT)    n += 3;
     if (p & SPE_R_OPTYPE)      n += 2;
-    if (p & SPE_R_EVENTS)      n += 1 + (1u << events_sz(r->events));
+    n += 1 + (1u << events_sz(events_out(r, p)));
     if (p & SPE_R_DATA_SOURCE) n += 1 + (1u << ds_sz(r, cfg));
     n += (p & SPE_R_TIMESTAMP) ? 9 : 1;
     return n;
@@ -133,7 +146,7 @@ static inline size_t pad_to(size_t n, unsigned align)
     return (n + a - 1) & ~(a - 1);
 }
 
-/* Which parts are written: the record's own, Events always, minus what must go to fit. */
+/* Which parts are written: the record's own and all its events, minus what must go to fit. */
 static inline uint32_t fit_parts(const spe_record *r, const spe_format_cfg *cfg, size_t *size)
 {
     uint32_t p = (r->present & SPE_R__ENCODED) | SPE_R_EVENTS;
@@ -204,8 +217,11 @@ size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *ou
     p = fit_parts(r, cfg, &total);
     if (total > cap)
         return 0;
-    if (dropped)
-        *dropped = ((r->present & SPE_R__ENCODED) | SPE_R_EVENTS) & ~p;
+    if (dropped) {
+        *dropped = r->present & SPE_R__ENCODED & ~p;
+        if (events_out(r, p) != r->events)
+            *dropped |= SPE_R_EVENTS; /* event bits E[63:16] not output */
+    }
 
     if (p & SPE_R_PC)
         o = put_addr_short(o, SPE_ADDR_PC, ins_payload(r->pc, r->pc_el, r->pc_ns));
@@ -223,13 +239,14 @@ size_t spe_encode_ex(const spe_record *r, const spe_format_cfg *cfg, uint8_t *ou
         *o++ = (uint8_t)(SPE_HDR_OPTYPE | ap_field_prep(SPE_HDR_OP_CLASS, r->op_class));
         *o++ = r->op_subclass;
     }
-    if (p & SPE_R_EVENTS) {
-        unsigned sz = events_sz(r->events);
+    {
+        uint64_t ev = events_out(r, p);
+        unsigned sz = events_sz(ev);
         *o++ = (uint8_t)(SPE_HDR_EVENTS | ap_field_prep(SPE_HDR_SZ, sz));
         if (sz == SPE_SZ_BYTE)
-            *o = (uint8_t)r->events;
+            *o = (uint8_t)ev;
         else
-            put_le(o, r->events, 1u << sz);
+            put_le(o, ev, 1u << sz);
         o += 1u << sz;
     }
     if (p & SPE_R_TOTAL_LAT)

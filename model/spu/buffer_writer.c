@@ -357,7 +357,7 @@ static void write_record(spu_t *spu, const uint8_t *bytes, uint32_t len)
         discard(spu, SPU_DISCARD_DISABLED, 1);
         return;
     }
-    if (ap_field_get(PMBLIMITR_FM, spu_reg(spu, R_PMBLIMITR_EL1)) == PMBLIMITR_FM_DISCARD) {
+    if (spu_discard_mode(spu)) {
         discard(spu, SPU_DISCARD_MODE, 1);
         return;
     }

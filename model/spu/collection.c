@@ -73,11 +73,20 @@ void spu_sample_attrs_update(spu_t *spu)
     spu->samp.count_max = spu->cfg.count_size == 2 ? 0xFFFu : 0xFFFFu;
 }
 
+/* The operation type CollectRecord() filters on (§3.2.2). An atomic is an extended load/store
+ * (SUBCLASS[7:5] == 0, bit 1 set) with AT; its ST bit says whether it returns a value to a
+ * register (ST = 0: LDADD, SWP, CAS) or not (ST = 1: STADD). */
 static int op_type_of(const spu_op *op)
 {
     switch (op->op_class) {
     case SPE_CLASS_BRANCH: return OPTYPE_BRANCH;
-    case SPE_CLASS_LDST: return (op->op_subclass & SPE_LDST_ST) ? OPTYPE_STORE : OPTYPE_LOAD;
+    case SPE_CLASS_LDST: {
+        uint8_t sub = op->op_subclass;
+        bool st = (sub & SPE_LDST_ST) != 0;
+        if ((sub & 0xE2u) == SPE_LDST_EXTENDED && (sub & SPE_LDST_AT))
+            return st ? OPTYPE_ATOMIC : OPTYPE_ATOMIC_RET;
+        return st ? OPTYPE_STORE : OPTYPE_LOAD;
+    }
     default: return OPTYPE_OTHER;
     }
 }
@@ -94,14 +103,14 @@ static void build_record(const spu_t *spu, const spu_op *op, spu_slot *s)
     r->context_el1 = r->context_el2 = 0;
     r->total_lat = r->issue_lat = r->xlat_lat = r->data_source = 0;
     bool exc = (op->flags & SPU_OP_EXCEPTION) != 0;
+    /* E[0] and E[1] come from the flags (§5.3.7, §2.3.5). E[1] "committed its results to the
+     * architectural state of the PE, or completed with a synchronous architectural exception":
+     * set for a retired operation and for one that generated an (architectural) exception, with
+     * E[0] as well. A misspeculated operation, or one generating a non-architectural exception
+     * (SPU_OP_NOT_RETIRED, with or without SPU_OP_EXCEPTION), has neither. */
     uint64_t ev = op->events & ~(AP_BIT(SPE_EV_EXCEPTION) | AP_BIT(SPE_EV_RETIRED));
-    if (exc)
-        ev |= AP_BIT(SPE_EV_EXCEPTION);
-    else if (!(op->flags & SPU_OP_NOT_RETIRED))
-        ev |= AP_BIT(SPE_EV_RETIRED);
-    /* 2.3.5: a misspeculated operation has neither E[0] nor E[1]. */
-    if (op->flags & SPU_OP_NOT_RETIRED)
-        ev &= ~(AP_BIT(SPE_EV_EXCEPTION) | AP_BIT(SPE_EV_RETIRED));
+    if (!(op->flags & SPU_OP_NOT_RETIRED))
+        ev |= AP_BIT(SPE_EV_RETIRED) | (exc ? AP_BIT(SPE_EV_EXCEPTION) : 0);
     r->events = ev;
     s->events = ev;
     s->total_lat = op->total_lat;

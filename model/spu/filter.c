@@ -32,6 +32,11 @@ bool spu_collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat, i
         case OPTYPE_BRANCH: if (!b) return false; break;
         case OPTYPE_LOAD: if (!ld) return false; break;
         case OPTYPE_STORE: if (!st) return false; break;
+        /* "ST enables collection of store sampled operations, including all atomic operations.
+         * LD enables collection of load sampled operations, including atomic operations that
+         * return a value to a register." */
+        case OPTYPE_ATOMIC: if (!st) return false; break;
+        case OPTYPE_ATOMIC_RET: if (!st && !ld) return false; break;
         default: return false;
         }
     }

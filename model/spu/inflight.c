@@ -34,6 +34,23 @@ static void complete_slot(spu_t *spu, spu_slot *s)
         spu->rec_hook(spu->rec_hook_user, r, b, n);
 }
 
+/* PSB CSYNC (§3.6): every sampled operation still in flight completes now, so that its record
+ * is captured (filtered, encoded, timestamped now) and can be written before PSB CSYNC ends. */
+void spu_complete_inflight(spu_t *spu)
+{
+    for (uint32_t k = 0; k < spu->inflight; k++) {
+        spu_slot *s = slot_at(spu, k);
+        if (s->completed)
+            continue;
+        uint64_t due = s->complete_at;
+        s->complete_at = spu->now;
+        complete_slot(spu, s);
+        if (spu->ext)
+            spu_ext_early(spu, due, s->collect ? s->len : 0);
+    }
+    spu->next_complete = UINT64_MAX;
+}
+
 /* Only the oldest slot is ever freed: records leave in sampling order. */
 static void free_slot(spu_t *spu, spu_slot *s)
 {

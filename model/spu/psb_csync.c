@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* psb_csync.c: seed 001 §3.6 "Synchronization and Statistical Profiling": PSB CSYNC makes every
  * sample record of an operation before it complete and written to the Profiling Buffer (or
- * discarded). §3.6.1's UNPREDICTABLE cases (buffer disabled with records still buffered) are
- * handled where the records meet the buffer (buffer_writer.c). */
+ * discarded), and a DSB after it does not complete before those writes have. §3.6.1's
+ * UNPREDICTABLE cases (buffer disabled with records still buffered) are handled where the
+ * records meet the buffer (buffer_writer.c). */
 #include "spu_internal.h"
 
-/* PSB CSYNC: completed records enter the FIFO, then everything in it is written. Synchronous
- * answers are known already: they take effect now (time does not move); a write whose answer
- * is ARMPROF_MEM_PENDING cannot be hurried, and what waits behind it stays in the writer and
- * the FIFO until the host answers (then spu_psb_csync() again finishes the job). */
+/* PSB CSYNC: the operations still in flight complete now, completed records enter the FIFO,
+ * then everything in it is written. (With an external sampler, the sampler's own slots and FIFO
+ * take those records at their own time later; the pacing of spu_ext.c lets its FIFO drain the
+ * bytes the model has already written, as for the FIFO drained here.) Synchronous answers are known already: they take effect now
+ * (time does not move); a write whose answer is ARMPROF_MEM_PENDING cannot be hurried, and what
+ * waits behind it stays in the writer and the FIFO until the host answers (then spu_psb_csync()
+ * again finishes the job). */
 void spu_psb_csync(spu_t *spu)
 {
+    spu_complete_inflight(spu);
     spu->flush = true;
     for (;;) {
         if (spu->ext)

@@ -80,22 +80,61 @@ static bool counter_tick(spu_t *spu)
     return fire;
 }
 
+/* Ticks at the start of which the counter only decrements: COUNT does not reach its reload
+ * (tick COUNT) and ECOUNT, when running, does not reach zero (tick ECOUNT - 1). */
+static inline uint64_t plain_ticks(uint64_t count, uint64_t ecount)
+{
+    return (ecount && ecount - 1 < count) ? ecount - 1 : count;
+}
+
+/* Bound on the reloads spu_ops_until_sample() looks ahead through (only PMSIRR_EL1.INTERVAL = 0
+ * with RND and ERnd, an UNKNOWN interval, can need more: the count is then a lower bound). */
+#define LOOKAHEAD_RELOADS 1024
+
+/*
+ * The index (from 0) of the next operation at which the sample point falls, computed on copies
+ * of COUNT, ECOUNT and the random generator, as counter_tick() would step them: the point is at
+ * ECOUNT's zero when that comes first; otherwise at the reload of COUNT, unless RND and ERnd
+ * load ECOUNT with a non-zero draw there, which moves it that many operations on (the draw is
+ * the generator's next value: the count is exact, not a bound).
+ */
+static uint64_t ops_to_point(const spu_t *spu)
+{
+    uint64_t icr = spu->regs[R_PMSICR_EL1], irr = spu->regs[R_PMSIRR_EL1];
+    uint64_t count = ap_field_get(PMSICR_COUNT, icr);
+    uint64_t ecount = spu->cfg.ernd ? ap_field_get(PMSICR_ECOUNT, icr) : 0;
+    bool rnd_ecount = spu->cfg.ernd && ap_field_get(PMSIRR_RND, irr);
+    uint64_t reload = ap_field_get(PMSIRR_INTERVAL, irr) << 8;
+    ap_rng rng = spu->rng;
+    uint64_t acc = 0;
+    for (int i = 0; i < LOOKAHEAD_RELOADS; i++) {
+        if (ecount && ecount - 1 <= count)
+            return acc + ecount - 1;
+        acc += count; /* the reload is operation `acc` */
+        if (!rnd_ecount)
+            return acc;
+        ecount = ap_rng_draw8(&rng);
+        if (!ecount)
+            return acc;
+        acc++;
+        count = reload;
+    }
+    return acc;
+}
+
 uint64_t spu_ops_until_sample(const spu_t *spu)
 {
     if (!spu->prof_enabled)
         return UINT64_MAX;
     if (spu->sample_pending)
         return 0;
-    uint64_t icr = spu->regs[R_PMSICR_EL1];
-    uint64_t n = ap_field_get(PMSICR_COUNT, icr);
-    if (spu->cfg.ernd) {
-        uint64_t e = ap_field_get(PMSICR_ECOUNT, icr);
-        if (e && e - 1 < n)
-            n = e - 1;
-    }
-    return n;
+    /* With sample_next_op the operation after the sample point is the sampled one. */
+    return ops_to_point(spu) + (spu->cfg.sample_next_op ? 1 : 0);
 }
 
+/* Runs of plain decrements in one step each; the few operations between them at which COUNT
+ * reloads or ECOUNT reaches zero take the full counter step (random draws included), so the
+ * counter, the generator and a pending sample end as n spu_retire() calls would leave them. */
 uint64_t spu_skip(spu_t *spu, uint64_t n)
 {
     uint64_t k = spu_ops_until_sample(spu);
@@ -105,11 +144,24 @@ uint64_t spu_skip(spu_t *spu, uint64_t n)
         k = n;
     if (!k)
         return 0;
-    uint64_t icr = spu->regs[R_PMSICR_EL1];
-    icr = ap_field_set(icr, PMSICR_COUNT, ap_field_get(PMSICR_COUNT, icr) - k);
-    if (spu->cfg.ernd && ap_field_get(PMSICR_ECOUNT, icr))
-        icr = ap_field_set(icr, PMSICR_ECOUNT, ap_field_get(PMSICR_ECOUNT, icr) - k);
-    spu->regs[R_PMSICR_EL1] = icr;
+    for (uint64_t left = k; left;) {
+        uint64_t icr = spu->regs[R_PMSICR_EL1];
+        uint64_t count = ap_field_get(PMSICR_COUNT, icr);
+        uint64_t ecount = spu->cfg.ernd ? ap_field_get(PMSICR_ECOUNT, icr) : 0;
+        uint64_t m = plain_ticks(count, ecount);
+        if (m > left)
+            m = left;
+        if (m) {
+            icr = ap_field_set(icr, PMSICR_COUNT, count - m);
+            if (ecount)
+                icr = ap_field_set(icr, PMSICR_ECOUNT, ecount - m);
+            spu->regs[R_PMSICR_EL1] = icr;
+            left -= m;
+            continue;
+        }
+        (void)counter_tick(spu); /* a reload or ECOUNT's zero: never the sampled operation */
+        left--;
+    }
     spu->st.population += k;
     emit(spu, ARMPROF_EV_SAMPLE_POP, k);
     return k;

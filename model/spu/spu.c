@@ -99,8 +99,24 @@ void spu_close(spu_t *spu)
 
 const spu_config *spu_get_config(const spu_t *spu) { return &spu->cfg; }
 
+/* Records captured and not yet written when a warm reset empties the unit: in completed
+ * slots, in the FIFO, and placed in the buffer but not all accepted. They count as discarded
+ * with the buffer disabled (reset clears PMBLIMITR_EL1.E). */
+static uint64_t records_held(spu_t *spu)
+{
+    uint64_t n = spu->fifo_nrec;
+    for (uint32_t k = 0; k < spu->inflight; k++) {
+        const spu_slot *s = slot_at(spu, k);
+        n += s->completed && s->collect;
+    }
+    for (uint32_t k = 0; k < spu->wr_n; k++)
+        n += !wrec_at(spu, k)->aborted;
+    return n;
+}
+
 void spu_reset(spu_t *spu)
 {
+    discard(spu, SPU_DISCARD_DISABLED, records_held(spu));
     ap_reg_reset(&spu->rf, false);
     memset(spu->slots, 0, spu->cfg.max_inflight * sizeof(spu_slot));
     spu->inflight = 0;

@@ -68,10 +68,11 @@ armprof_err spu_config_validate(const spu_config *cfg, char *why, size_t n)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RESERVED, "PMBIDR_EL1.EA must be 0b0000..0b0010");
     if (cfg->fne && !cfg->feat_spev1p2)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_FEATURE, "PMSIDR_EL1.FnE needs FEAT_SPEv1p2");
-    if (cfg->feat_spe_nvm && (cfg->nvm_bit < 3 || cfg->nvm_bit > 11 || cfg->nvm_bit == 5))
+    /* Checked whatever feat_spe_nvm says: the enables shift by both. */
+    if (cfg->nvm_bit < 3 || cfg->nvm_bit > 11 || cfg->nvm_bit == 5)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE,
                         "nvm_bit must be a RES0 bit of PMBLIMITR_EL1 in [11:3] other than PMFZ (5)");
-    if (cfg->feat_spe_nvm && (cfg->envm_bit < 8 || cfg->envm_bit > 63))
+    if (cfg->envm_bit < 8 || cfg->envm_bit > 63)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "envm_bit must be a RES0 bit of PMSCR_EL2 in [63:8]");
     if (cfg->ptr_policy > SPU_PTR_WRITE)
         return cfg_fail(why, n, ARMPROF_ERR_CFG_RANGE, "ptr_policy out of range");

@@ -15,11 +15,16 @@
  * and registers. Pacing: `stream` counts the bytes of every record that left a slot for the
  * FIFO (pushed, or discarded on the way while PMBSR_EL1.S == 1), `drained` the bytes the
  * external FIFO drained; the model's own FIFO has given away stream - fifo_level bytes and
- * drains until that equals `drained`. */
+ * drains until that equals `drained`. PSB CSYNC completes the operations in flight in the model
+ * (§3.6) while the sampler's slots keep them until their own time: their bytes are `early`,
+ * left out of the stream; the sampler's FIFO drains them later (up to the cycle `early_until`),
+ * and those drained bytes are taken off `early` instead of being owed to the model. */
 
 struct spu_ext {
     uint64_t stream;
     uint64_t drained;
+    uint64_t early;           /* bytes of records PSB CSYNC completed that the sampler still owes */
+    uint64_t early_until;     /* the sampler has taken them by this cycle */
     spu_ext_stats st;
     uint16_t pred[];          /* per slot: the record length the external FIFO was given */
 };
@@ -79,6 +84,22 @@ static spu_op_result ext_retire(spu_t *spu, const spu_op *op, bool fire, bool co
     return SPU_OP_SAMPLED;
 }
 
+/* Edges after an operation's own completion by which the sampler's FIFO has taken its record
+ * (its slot hands the record over at the completion's edge; a few edges of margin for a
+ * sampler whose slots hand over later). */
+#define EARLY_SLACK 4
+
+/* The record leaves its slot in the PSB CSYNC's spu_ext_accept(), which adds its bytes to the
+ * stream: they are taken off here first (modulo 2^64), so they count as `early` only. */
+void spu_ext_early(spu_t *spu, uint64_t due, uint32_t len)
+{
+    struct spu_ext *x = spu->ext;
+    x->early += len;
+    x->stream -= len;
+    if (due + EARLY_SLACK > x->early_until)
+        x->early_until = due + EARLY_SLACK;
+}
+
 /* spu_accept_completed(), counting the bytes of the records that left their slots. */
 void spu_ext_accept(spu_t *spu)
 {
@@ -122,6 +143,11 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
         spu->st.writer_stall_cycles++;
     x->drained += ec->drained;
     uint64_t given = x->stream - spu->fifo_level;
+    if (x->early && x->drained > given) { /* the records PSB CSYNC already wrote */
+        uint64_t take = x->drained - given < x->early ? x->drained - given : x->early;
+        x->early -= take;
+        x->drained -= take;
+    }
     if (x->drained > given && ready) {
         uint64_t owe = x->drained - given;
         if (owe > spu->fifo_level)
@@ -140,8 +166,11 @@ void spu_cycle_ext(spu_t *spu, const spu_op *ops, uint32_t n, const spu_ext_cycl
     x->st.cycles++;
     if (spu->fifo_level && spu->fifo_level != ec->fifo_level)
         x->st.level_mismatches++;
-    if (!spu->fifo_level && !ec->fifo_level)
+    if (!spu->fifo_level && !ec->fifo_level) {
         x->drained = x->stream; /* both empty: in step again */
+        if (spu->now >= x->early_until)
+            x->early = 0; /* the sampler dropped what it did not drain (fifo_discard, S = 1) */
+    }
 }
 
 void spu_get_ext_stats(const spu_t *spu, spu_ext_stats *st)

@@ -234,8 +234,18 @@ extern const ap_regdef spu_regdefs[];
 extern const size_t spu_regdefs_count;
 uint64_t spu_pmsidr_value(const spu_config *cfg);
 uint64_t spu_pmbidr_value(const spu_t *spu);
+bool spu_reg_present(const spu_config *cfg, int slot);
 
 static inline uint64_t spu_reg(const spu_t *spu, int slot) { return spu->regs[slot]; }
+
+/* PMBLIMITR_EL1.FM selects Discard mode (0b10 with FEAT_SPEv1p2). §4.3.2: a reserved FM value
+ * (0b01, 0b11, and 0b10 without FEAT_SPEv1p2) behaves as a defined value, here 0b00 (fill), for
+ * everything other than a direct read, which returns the value written. */
+static inline bool spu_discard_mode(const spu_t *spu)
+{
+    return spu->cfg.feat_spev1p2 &&
+           ap_field_get(PMBLIMITR_FM, spu->regs[R_PMBLIMITR_EL1]) == PMBLIMITR_FM_DISCARD;
+}
 
 /* spu_config.c */
 uint64_t spu_cfg_hash(const spu_config *c);
@@ -256,7 +266,9 @@ spu_op_result spu_retire_tick(spu_t *spu, const spu_op *op);
 spu_op_result spu_collide(spu_t *spu);
 
 /* filter.c */
-enum { OPTYPE_OTHER, OPTYPE_LOAD, OPTYPE_STORE, OPTYPE_BRANCH };
+/* Operation types of the type filter: an atomic counts as a store, and as a load when it
+ * returns a value to a register (§3.2.2, PMSFCR_EL1.{LD,ST}). */
+enum { OPTYPE_OTHER, OPTYPE_LOAD, OPTYPE_STORE, OPTYPE_BRANCH, OPTYPE_ATOMIC, OPTYPE_ATOMIC_RET };
 bool spu_collect_record(const spu_t *spu, uint64_t events, uint32_t total_lat, int optype);
 
 /* collection.c */
@@ -267,6 +279,7 @@ spu_slot *spu_admit(spu_t *spu, const spu_op *op);
 /* inflight.c */
 void spu_accept_completed(spu_t *spu);
 void spu_recompute_next_complete(spu_t *spu);
+void spu_complete_inflight(spu_t *spu);
 
 /* record_fifo.c */
 void spu_fifo_clear(spu_t *spu);
@@ -287,6 +300,9 @@ void spu_writer_failed(spu_t *spu, const spu_wr *e);
 
 /* spu_ext.c */
 void spu_ext_accept(spu_t *spu);
+/* PSB CSYNC completed a sampled operation due at `due` whose record (len bytes) the sampler
+ * takes into its FIFO at that time. */
+void spu_ext_early(spu_t *spu, uint64_t due, uint32_t len);
 
 /* ---- Small and hot: inline in every file that uses them ---- */
 

@@ -49,7 +49,7 @@ static armprof_err check_pms(void *unit, const ap_regdef *r, bool write)
 static armprof_err check_pmsnevfr(void *unit, const ap_regdef *r, bool write)
 {
     const spu_t *spu = unit;
-    if (!spu->cfg.feat_spev1p2)
+    if (!spu_reg_present(&spu->cfg, r->slot))
         return ARMPROF_ERR_UNDEFINED;
     return check_pms(unit, r, write);
 }
@@ -73,7 +73,7 @@ static armprof_err check_pmb(void *unit, const ap_regdef *r, bool write)
 static armprof_err check_pmbmar(void *unit, const ap_regdef *r, bool write)
 {
     const spu_t *spu = unit;
-    if (!spu->cfg.feat_spe_nvm)
+    if (!spu_reg_present(&spu->cfg, r->slot))
         return ARMPROF_ERR_UNDEFINED;
     return check_pmb(unit, r, write);
 }
@@ -270,25 +270,30 @@ static uint64_t pre_pmscr_el1(void *unit, const ap_regdef *r, uint64_t old, uint
     return v;
 }
 
+/* The same RES1 bit on a read, so that it reads as 1 from reset on, before any write. */
+static uint64_t read_pmscr_el1(void *unit, const ap_regdef *r, uint64_t stored)
+{
+    return pre_pmscr_el1(unit, r, stored, stored);
+}
+
 static void post_reevaluate(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     (void)r; (void)old; (void)v;
     spu_reevaluate(unit);
 }
 
+/* §4.3.2: a reserved FM value behaves as a defined one "other than for a direct read of the
+ * register": it is stored as written (and read back); spu_discard_mode() takes it as 0b00. */
 static uint64_t pre_pmblimitr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 {
     (void)r; (void)old;
     spu_t *spu = unit;
     uint64_t fm = ap_field_get(PMBLIMITR_FM, v);
     bool ok = fm == PMBLIMITR_FM_FILL || (fm == PMBLIMITR_FM_DISCARD && spu->cfg.feat_spev1p2);
-    if (!ok) {
-        /* Reserved FM: CONSTRAINED UNPREDICTABLE; armprof behaves as, and stores, 0b00. */
+    if (!ok)
         ap_log(&spu->ops, ARMPROF_LOG_WARN,
-               "PMBLIMITR_EL1.FM=0b%u%u is reserved; treated as 0b00 (fill mode)",
+               "PMBLIMITR_EL1.FM=0b%u%u is reserved; behaves as 0b00 (fill mode)",
                (unsigned)(fm >> 1), (unsigned)(fm & 1));
-        v = ap_field_set(v, PMBLIMITR_FM, PMBLIMITR_FM_FILL);
-    }
     return v;
 }
 
@@ -329,9 +334,9 @@ static void post_pmbsr(void *unit, const ap_regdef *r, uint64_t old, uint64_t v)
 const ap_regdef spu_regdefs[] = {
     { .name = "PMSCR_EL1", .enc = SPU_PMSCR_EL1, .slot = R_PMSCR_EL1,
       .res0 = AP_GENMASK(63, 8) | AP_BIT(2), .res0_extra = res0_pmscr,
-      .check = check_pms, .prewrite = pre_pmscr_el1, .postwrite = post_reevaluate },
+      .check = check_pms, .read = read_pmscr_el1, .prewrite = pre_pmscr_el1, .postwrite = post_reevaluate },
     { .name = "PMSCR_EL12", .enc = SPU_PMSCR_EL12, .slot = R_PMSCR_EL1, .flags = AP_REG_ALIAS,
-      .check = check_pmscr_el12 },
+      .check = check_pmscr_el12, .read = read_pmscr_el1 },
     { .name = "PMSCR_EL2", .enc = SPU_PMSCR_EL2, .slot = R_PMSCR_EL2,
       .res0 = AP_BIT(2), .res0_extra = res0_pmscr_el2,
       .check = check_pmscr_el2, .postwrite = post_reevaluate },
@@ -377,6 +382,13 @@ static uint32_t redirect(const spu_t *spu, uint32_t enc)
     return enc;
 }
 
+armprof_err spu_reg_check(const spu_t *spu, uint32_t enc, bool is_write)
+{
+    if (!spu)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_check(&spu->rf, redirect(spu, enc), is_write);
+}
+
 armprof_err spu_reg_read(spu_t *spu, uint32_t enc, uint64_t *val)
 {
     if (!spu)
@@ -403,6 +415,16 @@ armprof_err spu_reg_peek(const spu_t *spu, uint32_t enc, uint64_t *val)
     return ARMPROF_OK;
 }
 
+/* Registers of optional features exist only with them (their accesses are UNDEFINED). */
+bool spu_reg_present(const spu_config *cfg, int slot)
+{
+    switch (slot) {
+    case R_PMSNEVFR_EL1: return cfg->feat_spev1p2;
+    case R_PMBMAR_EL1: return cfg->feat_spe_nvm;
+    default: return true;
+    }
+}
+
 size_t spu_reg_count(const spu_t *spu)
 {
     (void)spu;
@@ -427,5 +449,6 @@ armprof_err spu_reg_info_at(const spu_t *spu, size_t i, spu_reg_info *info)
     info->read_only = (t->flags & AP_REG_RO) != 0;
     info->alias = (r->flags & AP_REG_ALIAS) != 0;
     info->unknown_at_reset = (t->flags & AP_REG_NORESET) != 0;
+    info->present = spu_reg_present(&spu->cfg, t->slot);
     return ARMPROF_OK;
 }

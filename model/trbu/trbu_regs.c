@@ -181,7 +181,8 @@ static const ap_regdef trbu_defs[] = {
     { .name = "TRBTRG_EL1", .enc = TRBU_TRBTRG_EL1, .slot = TRBU_SLOT_TRG,
       .flags = AP_REG_NORESET, .res0 = AP_GENMASK(63, 32), .check = check_el1_reg },
     { .name = "TRBIDR_EL1", .enc = TRBU_TRBIDR_EL1, .slot = TRBU_SLOT_IDR,
-      .flags = AP_REG_RO, .check = check_idr, .read = read_idr },
+      .flags = AP_REG_RO, .res0 = AP_GENMASK(63, 12) | AP_GENMASK(7, 6), .check = check_idr,
+      .read = read_idr },
     { .name = "TRBSR_EL2", .enc = TRBU_TRBSR_EL2, .slot = TRBU_SLOT_SR2,
       .flags = AP_REG_NORESET, .res0 = TRBSR_RES0, .check = check_sr2,
       .postwrite = postwrite_outputs, .res0_extra = res0_sr },
@@ -239,6 +240,13 @@ static uint32_t redirect(const trbu_t *t, uint32_t enc)
         trbu_el2_in_host(t))
         return TRBU_TRBSR_EL2;
     return enc;
+}
+
+armprof_err trbu_reg_check(const trbu_t *t, uint32_t enc, bool is_write)
+{
+    if (!t)
+        return ARMPROF_ERR_INVAL;
+    return ap_reg_check(&t->rf, redirect(t, enc), is_write);
 }
 
 armprof_err trbu_reg_read(trbu_t *t, uint32_t enc, uint64_t *val)

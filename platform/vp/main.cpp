@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: armprof-vp, runs a scenario (or the built-in default) on the SystemC virtual platform.
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -32,20 +33,56 @@ void timing_json(cJSON *o, double clock_ns, uint64_t stall, uint64_t out_max, ui
     cJSON_AddNumberToObject(wl, "max", (double)lat_max * clock_ns);
 }
 
-void usage()
+void usage(FILE *f)
 {
-    std::fprintf(stderr,
+    std::fprintf(f,
                  "usage: armprof-vp [SCENARIO.yaml|.json] [--out DIR] [--vcd] [--ops N] [--quiet]\n"
                  "       armprof-vp [SCENARIO] --write-trace FILE [--ops N] [--pe N]\n"
+                 "       armprof-vp [SCENARIO] --check\n"
                  "  Runs the scenario (default: the built-in one, examples/default.yaml documents it)\n"
                  "  and writes DIR/summary.json, DIR/spe.bin (PE 0; DIR/spe_peN.bin for the others),\n"
                  "  with trbe.enabled DIR/trbe.bin (DIR/trbe_peN.bin)\n"
                  "  and with --vcd waves/armprof-vp.vcd (PMBIRQ and PMBPTR_EL1 of every PE).\n"
                  "  The dumps are written as the drivers consume their buffers; SIGINT or SIGTERM ends the\n"
                  "  run there (summary.json: \"interrupted\": true, exit status 128 + the signal).\n"
+                 "  --ops N sets the operations per PE (1 .. 2^63-1).\n"
                  "  --write-trace FILE writes PE 0's (--pe N: PE N's) synthetic workload (ops operations) as\n"
                  "  an operation trace (docs/trace-format.md) instead of running; workload.trace replays one\n"
-                 "  (a list: one file per PE).\n");
+                 "  (a list: one file per PE).\n"
+                 "  --check reads the scenario, builds the platform (traces loaded, faults injected) and\n"
+                 "  exits without running.\n"
+                 "exit status: 0 done, 1 the run or its output failed, 2 a bad option or scenario,\n"
+                 "  128 + N ended by signal N (docs/exit-status.md).\n");
+}
+
+// An integer option value in [lo, hi] (decimal, 0x hex), as armprof-run reads them.
+bool parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t &out)
+{
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(s, &end, 0);
+    if (errno || !*s || *end || s[0] == '-' || s[0] == '+' || std::isspace((unsigned char)s[0]) || v < lo ||
+        v > hi) {
+        std::fprintf(stderr, "armprof-vp: %s expects an integer in [%llu, %llu], got '%s'\n", opt,
+                     (unsigned long long)lo, (unsigned long long)hi, printable(s).c_str());
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+// Standard output flushed and closed: false (with a message) when anything written to it was lost.
+bool close_stdout()
+{
+    bool bad = std::fflush(stdout) != 0 || std::ferror(stdout);
+    int e = errno;
+    if (std::fclose(stdout) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (bad)
+        std::fprintf(stderr, "armprof-vp: error writing standard output: %s\n", std::strerror(e ? e : EIO));
+    return !bad;
 }
 
 // PE `pe`'s synthetic workload of the scenario (the generator and seed Platform gives that PE)
@@ -68,22 +105,31 @@ int write_trace(const Scenario &sc, const std::string &path, unsigned pe)
         wl_next(&g, &op);
         ok = wl_trace_write_op(f, &op) == 0;
     }
-    ok = std::fclose(f) == 0 && ok;
+    int e = ok ? 0 : errno;
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
     if (!ok) {
-        std::fprintf(stderr, "armprof-vp: error writing %s\n", path.c_str());
+        std::fprintf(stderr, "armprof-vp: error writing %s: %s\n", path.c_str(), std::strerror(e ? e : EIO));
         return 1;
     }
     std::printf("armprof-vp: wrote %llu operations to %s\n", (unsigned long long)sc.ops, path.c_str());
-    return 0;
+    return close_stdout() ? 0 : 1;
 }
 
+// Writes the whole file; false with errno set when it could not.
 bool write_file(const std::string &path, const void *data, size_t len)
 {
     FILE *f = std::fopen(path.c_str(), "wb");
     if (!f)
         return false;
     bool ok = std::fwrite(data, 1, len, f) == len;
-    return std::fclose(f) == 0 && ok;
+    int e = errno;
+    if (std::fclose(f) != 0)
+        return false;
+    errno = e;
+    return ok;
 }
 
 // SIGINT / SIGTERM: the run stops at its next slice (Platform::set_stop_flag) and ends as a
@@ -118,8 +164,10 @@ public:
     }
     void write(unsigned pe, bool trbe, const uint8_t *data, size_t len)
     {
-        if (pe < f_[trbe].size() && std::fwrite(data, 1, len, f_[trbe][pe]) != len && err_.empty())
+        if (pe < f_[trbe].size() && std::fwrite(data, 1, len, f_[trbe][pe]) != len && err_.empty()) {
             err_ = "error writing " + names_[trbe][pe] + ": " + std::strerror(errno);
+            g_stop = -1; // the run stops at its next slice: what follows could not be kept
+        }
     }
     // Closes every file; false (error() says which) when a write or a close failed.
     bool close()
@@ -293,39 +341,74 @@ int sc_main(int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
+    // Past a file-size limit a write fails with EFBIG (said, with the file) instead of SIGXFSZ
+    // ending the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     Scenario sc;
     std::string out = "out", file, trace_out;
-    bool vcd = false, quiet = false;
-    uint64_t ops_override = 0;
+    bool vcd = false, quiet = false, check = false;
+    uint64_t ops_override = 0, trace_pe_v = 0;
     long trace_pe = -1;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        if (a == "--out" && i + 1 < argc)
-            out = argv[++i];
-        else if (a == "--vcd")
-            vcd = true;
-        else if (a == "--write-trace" && i + 1 < argc)
-            trace_out = argv[++i];
-        else if (a == "--pe" && i + 1 < argc) {
-            char *end = nullptr;
-            trace_pe = std::strtol(argv[++i], &end, 10);
-            if (*end || trace_pe < 0) {
-                std::fprintf(stderr, "armprof-vp: --pe: not a PE index: '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (a == "--quiet")
-            quiet = true;
-        else if (a == "--ops" && i + 1 < argc)
-            ops_override = std::strtoull(argv[++i], nullptr, 0);
-        else if (a == "-h" || a == "--help") {
-            usage();
-            return 0;
-        } else if (!a.empty() && a[0] != '-' && file.empty())
-            file = a;
-        else {
-            usage();
-            return 2;
+        // Options with a value: "--opt VALUE" or "--opt=VALUE".
+        std::string val;
+        bool has_val = false;
+        size_t eq = a.find('=');
+        if (a.compare(0, 2, "--") == 0 && eq != std::string::npos) {
+            val = a.substr(eq + 1);
+            a = a.substr(0, eq);
+            has_val = true;
         }
+        auto value = [&](std::string &dst) {
+            if (has_val) {
+                dst = val;
+                return true;
+            }
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "armprof-vp: %s needs a value (armprof-vp --help)\n", a.c_str());
+                return false;
+            }
+            dst = argv[++i];
+            return true;
+        };
+        if (a == "--out") {
+            if (!value(out))
+                return 2;
+        } else if (a == "--write-trace") {
+            if (!value(trace_out))
+                return 2;
+        } else if (a == "--pe") {
+            std::string v;
+            if (!value(v) || !parse_u64("--pe", v.c_str(), 0, 63, trace_pe_v))
+                return 2;
+            trace_pe = (long)trace_pe_v;
+        } else if (a == "--ops") {
+            std::string v;
+            if (!value(v) || !parse_u64("--ops", v.c_str(), 1, UINT64_MAX / 2, ops_override))
+                return 2;
+        } else if (has_val) {
+            std::fprintf(stderr, "armprof-vp: %s takes no value (armprof-vp --help)\n", a.c_str());
+            return 2;
+        } else if (a == "--vcd")
+            vcd = true;
+        else if (a == "--quiet")
+            quiet = true;
+        else if (a == "--check")
+            check = true;
+        else if (a == "-h" || a == "--help") {
+            usage(stdout);
+            return close_stdout() ? 0 : 1;
+        } else if (a.size() > 1 && a[0] == '-') {
+            std::fprintf(stderr, "armprof-vp: unknown option '%s' (armprof-vp --help lists them)\n",
+                         printable(a).c_str());
+            return 2;
+        } else if (!file.empty()) {
+            std::fprintf(stderr, "armprof-vp: unexpected argument '%s' (one scenario file, already '%s')\n",
+                         printable(a).c_str(), printable(file).c_str());
+            return 2;
+        } else
+            file = a;
     }
     if (!file.empty()) {
         std::string err;
@@ -348,15 +431,37 @@ int sc_main(int argc, char **argv)
         std::fprintf(stderr, "armprof-vp: --pe %ld: the scenario has %u PE(s)\n", trace_pe, sc.pes);
         return 2;
     }
+    if (check && (!trace_out.empty() || vcd)) {
+        std::fprintf(stderr, "armprof-vp: --check runs nothing: not with --write-trace or --vcd\n");
+        return 2;
+    }
     if (!trace_out.empty())
         return write_trace(sc, trace_out, trace_pe < 0 ? 0u : (unsigned)trace_pe);
     auto t0 = std::chrono::steady_clock::now();
     Platform *pp;
     try {
         pp = new Platform(sc);
+    } catch (const sc_report &e) { // a module refused its configuration: the message, not SystemC's file and line
+        std::fprintf(stderr, "armprof-vp: %s\n", e.get_msg());
+        return 2;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "armprof-vp: %s\n", e.what());
         return 2;
+    }
+    if (check) {
+        // The end of elaboration: the faults are injected (Platform::Starter) at time 0.
+        try {
+            sc_start(SC_ZERO_TIME);
+        } catch (const sc_report &e) {
+            std::fprintf(stderr, "armprof-vp: %s\n", e.get_msg());
+            return 2;
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "armprof-vp: %s\n", e.what());
+            return 2;
+        }
+        std::printf("armprof-vp: %s: scenario '%s', %u PE(s): checked\n", file.empty() ? "(built-in)" : file.c_str(),
+                    sc.name.c_str(), sc.pes);
+        return close_stdout() ? 0 : 1;
     }
     Platform &p = *pp;
     int last = -1;
@@ -372,6 +477,12 @@ int sc_main(int argc, char **argv)
             }
         });
     mkdir(out.c_str(), 0777);
+    // A summary of an earlier run would otherwise stand beside dumps this run could not finish.
+    const std::string jpath = out + "/summary.json";
+    if (unlink(jpath.c_str()) != 0 && errno != ENOENT) {
+        std::fprintf(stderr, "armprof-vp: cannot replace %s: %s\n", jpath.c_str(), std::strerror(errno));
+        return 1;
+    }
     DumpFiles dumps;
     if (!dumps.open(out, p.pes(), p.has_trbe())) {
         std::fprintf(stderr, "armprof-vp: %s\n", dumps.error().c_str());
@@ -387,7 +498,17 @@ int sc_main(int argc, char **argv)
         tf = sc_create_vcd_trace_file("waves/armprof-vp");
         p.trace(tf);
     }
-    p.run();
+    try {
+        p.run();
+    } catch (const sc_report &e) {
+        std::fprintf(stderr, "\narmprof-vp: %s\n", e.get_msg());
+        dumps.close();
+        return sc_time_stamp() == SC_ZERO_TIME ? 2 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "\narmprof-vp: %s\n", e.what());
+        dumps.close();
+        return sc_time_stamp() == SC_ZERO_TIME ? 2 : 1;
+    }
     if (tf)
         sc_close_vcd_trace_file(tf);
     double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -451,12 +572,11 @@ int sc_main(int argc, char **argv)
     cJSON_AddNumberToObject(sm, "faults", (double)ss.faults);
     cJSON_AddNumberToObject(sm, "dmi_grants", (double)ss.dmi_grants);
     char *js = cJSON_Print(root);
-    std::string jpath = out + "/summary.json";
     bool ok = write_file(jpath, js, std::strlen(js));
     cJSON_free(js);
     cJSON_Delete(root);
     if (!ok) {
-        std::fprintf(stderr, "armprof-vp: cannot write %s\n", jpath.c_str());
+        std::fprintf(stderr, "armprof-vp: cannot write %s: %s\n", jpath.c_str(), std::strerror(errno ? errno : EIO));
         return 1;
     }
 
@@ -557,5 +677,7 @@ int sc_main(int argc, char **argv)
     if (interrupted)
         std::printf("  interrupted by signal %d: the dumps hold the buffers consumed until then\n", (int)g_stop);
     delete pp;
+    if (!close_stdout())
+        return 1;
     return interrupted ? 128 + (int)g_stop : 0;
 }

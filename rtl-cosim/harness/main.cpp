@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: armprof-cosim, the command line of the lockstep RTL-vs-C-model co-simulation.
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -120,7 +121,10 @@ int main(int argc, char **argv)
         else if (a == "--show-config") show = true;
         else if (a == "-h" || a == "--help") {
             usage(stdout);
-            return 0;
+            if (fflush(stdout) == 0 && !ferror(stdout))
+                return 0;
+            fprintf(stderr, "armprof-cosim: error writing standard output: %s\n", strerror(errno ? errno : EIO));
+            return 2;
         } else {
             fprintf(stderr, "armprof-cosim: unknown option %s\n", a.c_str());
             usage(stderr);
@@ -211,5 +215,9 @@ int main(int argc, char **argv)
     if (status == 1 && camp.have_coverage && require_covers && !camp.coverage.not_hit().empty())
         printf("FAILED: %zu cover point%s never hit\n", camp.coverage.not_hit().size(),
                camp.coverage.not_hit().size() == 1 ? "" : "s");
+    if (fflush(stdout) != 0 || ferror(stdout)) { // the report did not reach its reader
+        fprintf(stderr, "armprof-cosim: error writing standard output: %s\n", strerror(errno ? errno : EIO));
+        status = 2;
+    }
     return status;
 }

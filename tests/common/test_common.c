@@ -48,6 +48,12 @@ static armprof_err deny_writes(void *u, const ap_regdef *r, bool write)
     return write ? ARMPROF_ERR_TRAP_EL2 : ARMPROF_OK;
 }
 
+static armprof_err absent(void *u, const ap_regdef *r, bool write)
+{
+    (void)u; (void)r; (void)write;
+    return ARMPROF_ERR_NOREG;
+}
+
 static const ap_regdef defs[] = {
     { .name = "A", .enc = ARMPROF_SYSREG(3, 0, 9, 9, 0), .slot = 0, .reset = 0x5,
       .res0 = AP_GENMASK(63, 32), .res1 = 0x2, .ro = 0x1, .res0_extra = extra_res0 },
@@ -56,12 +62,16 @@ static const ap_regdef defs[] = {
       .prewrite = pre_adjust, .postwrite = post_count },
     { .name = "ID", .enc = ARMPROF_SYSREG(3, 0, 9, 9, 7), .slot = 2, .flags = AP_REG_RO, .reset = 0x77 },
     { .name = "T", .enc = ARMPROF_SYSREG(3, 0, 9, 9, 6), .slot = 3, .check = deny_writes },
+    { .name = "ID_T", .enc = ARMPROF_SYSREG(3, 0, 9, 9, 5), .slot = 4, .flags = AP_REG_RO,
+      .check = deny_writes, .reset = 0x66 },
+    { .name = "ID_ABSENT", .enc = ARMPROF_SYSREG(3, 0, 9, 9, 4), .slot = 5, .flags = AP_REG_RO,
+      .check = absent },
 };
 
 static void test_regtable(void **s)
 {
     (void)s;
-    uint64_t vals[4] = {0};
+    uint64_t vals[6] = {0};
     int feature = 0;
     ap_regfile rf = { defs, sizeof(defs) / sizeof(defs[0]), vals, &feature };
     ap_reg_reset(&rf, true);
@@ -77,9 +87,20 @@ static void test_regtable(void **s)
     assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 1), 1), ARMPROF_OK);
     assert_int_equal(vals[1], 0x101);
     assert_int_equal(post_calls, 1);
-    assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 7), 1), ARMPROF_ERR_READONLY);
+    /* An MSR to a read-only register is UNDEFINED (no MSR form), before the traps of its MRS
+     * form; a register the check says is absent stays NOREG. ap_reg_check() gives the same. */
+    assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 7), 1), ARMPROF_ERR_UNDEFINED);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 7), true), ARMPROF_ERR_UNDEFINED);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 7), false), ARMPROF_OK);
     assert_int_equal(vals[2], 0x77);
+    assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 5), 1), ARMPROF_ERR_UNDEFINED);
+    assert_int_equal(vals[4], 0x66);
+    assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 4), 1), ARMPROF_ERR_NOREG);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 4), true), ARMPROF_ERR_NOREG);
     assert_int_equal(ap_reg_write(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 6), 1), ARMPROF_ERR_TRAP_EL2);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 6), true), ARMPROF_ERR_TRAP_EL2);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 9, 6), false), ARMPROF_OK);
+    assert_int_equal(ap_reg_check(&rf, ARMPROF_SYSREG(3, 0, 9, 15, 6), false), ARMPROF_ERR_NOREG);
     assert_int_equal(vals[3], 0);
     assert_int_equal(ap_reg_read(&rf, ARMPROF_SYSREG(3, 0, 9, 15, 6), &v), ARMPROF_ERR_NOREG);
     assert_non_null(ap_reg_find_name(&rf, "ID"));

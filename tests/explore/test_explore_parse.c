@@ -133,6 +133,11 @@ static const bad_case bad[] = {
     { "value not a number", "sweep:\n  drain: [1, two]\n", "b.yaml:2:14:", "drain expects a whole number" },
     { "value out of range", "sweep:\n  max_size: [6, 12]\n", "b.yaml:2:17:", "max_size = 12 is out of range [4, 11]" },
     { "interval below 256", "interval: 100\nsweep:\n  drain: [1]\n", "b.yaml:1:11:", "interval = 100 is out of range" },
+    /* The interval rule of armprof-vp's spe.interval and armprof-run's --interval: 256 .. 0xFFFFFF00. */
+    { "interval 255", "interval: 255\nsweep:\n  drain: [1]\n", "b.yaml:1:11:",
+      "interval = 255 is out of range [256, 4294967040]" },
+    { "interval past 0xFFFFFF00", "sweep:\n  interval: [256, 4294967041]\n", "b.yaml:2:19:",
+      "interval = 4294967041 is out of range [256, 4294967040]" },
     { "buffer not 4 KiB", "sweep:\n  buffer_bytes: [4K, 5000]\n", "b.yaml:2:22:", "not a multiple of 4096" },
     { "bad boolean", "rnd: maybe\nsweep:\n  drain: [1]\n", "b.yaml:1:6:", "rnd expects true or false" },
     { "bad mix", "workload:\n  mix: scalar\nsweep:\n  drain: [1]\n", "b.yaml:2:8:", "mix expects one of" },

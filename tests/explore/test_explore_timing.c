@@ -299,8 +299,12 @@ static void recommendation_by_hand(void **s)
     const char *b0 = strstr(t, "# write_latency_ns 0\n"), *b1 = strstr(t, "# write_latency_ns 100\n");
     const char *b2 = strstr(t, "# write_latency_ns 200\n");
     assert_true(b0 && b1 && b2 && b0 < b1 && b1 < b2);
-    assert_non_null(strstr(b0, "\n64 0.4 0.5 2\n256 0.2 0.2 2\n1024 0.1 0.1 2\n"));
-    assert_non_null(strstr(b2, "\n64 30 30 2\n256 0.5 0.5 2\n1024 1.3 2 2\n"));
+    /* depth, mean, worst point, points, lowest and highest seed's mean (one seed: the mean), the
+     * mark (1: recommended, 2: best when none meets 1 %), the values on the log axis (floor 0.1) */
+    assert_non_null(strstr(b0, "\n64 0.4 0.5 2 0.4 0.4 1 0.4 0.4 0.4\n256 0.2 0.2 2 0.2 0.2 0 0.2 0.2 0.2\n"
+                               "1024 0.1 0.1 2 0.1 0.1 0 0.1 0.1 0.1\n"));
+    assert_non_null(strstr(b2, "\n64 30 30 2 30 30 0 30 30 30\n256 0.5 0.5 2 0.5 0.5 2 0.5 0.5 0.5\n"
+                               "1024 1.3 2 2 1.3 1.3 0 1.3 1.3 1.3\n"));
     t = slurp(EXPLORE_TMP "/timing-reco/collisions_vs_fifo.plt");
     assert_non_null(t);
     assert_non_null(strstr(t, "title 'write latency 0 ns'"));
@@ -346,8 +350,16 @@ static void recommendation_from_csv(void **s)
     }
     char *got = slurp(EXPLORE_TMP "/timing-reco-run/recommendation.txt");
     assert_non_null(got);
-    assert_string_equal(got, want);
+    /* a line with no depth that meets the target goes on with what would (test_explore_seeds
+     * checks those figures): compare up to there */
+    char *more = strstr(got, "; the records need ");
+    assert_non_null(more);
+    assert_non_null(strstr(more, "Little's law puts "));
+    char cut[2048];
+    snprintf(cut, sizeof(cut), "%.*s%s", (int)(more - got), got, strchr(more, '\n'));
+    assert_string_equal(cut, want);
     /* the three regimes: no latency needs the smallest FIFO, 175 ns a deeper one, 300 ns none */
+    got = cut;
     assert_non_null(strstr(got, "write_latency_ns 0 ns: the smallest record FIFO depth with collisions under 2 % is 64 B"));
     assert_non_null(strstr(got, "write_latency_ns 175 ns: the smallest record FIFO depth with collisions under 2 % is 4 KiB"));
     assert_non_null(strstr(got, "write_latency_ns 300 ns: no swept record FIFO depth"));

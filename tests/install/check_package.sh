@@ -35,9 +35,10 @@ fi
 "$work/static/b/c_host"
 
 # 2. Refusals: a newer minor version (0.x: SameMinorVersion) and an unknown required component.
+# (A language enabled: CMake searches lib/<multiarch>/cmake only when it knows the architecture.)
 refuse() { # NAME FIND_PACKAGE_ARGS EXPECTED_MESSAGE
   mkdir -p "$work/$1"
-  printf 'cmake_minimum_required(VERSION 3.20)\nproject(%s NONE)\nfind_package(%s)\n' "$1" "$2" >"$work/$1/CMakeLists.txt"
+  printf 'cmake_minimum_required(VERSION 3.20)\nproject(%s C)\nfind_package(%s)\n' "$1" "$2" >"$work/$1/CMakeLists.txt"
   if cmake -S "$work/$1" -B "$work/$1/b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/log" 2>&1; then
     echo "FAIL: find_package($2) was accepted" >&2
     exit 1

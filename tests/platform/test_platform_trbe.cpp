@@ -45,7 +45,8 @@ struct Bench {
         return c;
     }
     Bench()
-        : trbu("trbu", cfg()), irqc("irqc", {{0, PPI_TRBIRQ_DEFAULT, "TRBIRQ0"}}),
+        : trbu("trbu", cfg(), sc_time(1, SC_NS), BufferTiming::Off), // functional: bytes land at once
+          irqc("irqc", {{0, PPI_TRBIRQ_DEFAULT, "TRBIRQ0"}}),
           pt(PageTables::for_memory(soc.mem, DRAM_BASE, POOL, POOL + POOL_SIZE))
     {
         trbu.mem.bind(soc.smmu.tsock);

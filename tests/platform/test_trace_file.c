@@ -102,10 +102,25 @@ static void test_errors_name_the_line(void **state)
     load_fails(buf, "test_trace_bad.trc:4: SUBCLASS: 0x100 is larger than 255");
     load_fails("armprof-trace 2\n", "test_trace_bad.trc:1: header: expected 'armprof-trace 1'");
     load_fails("# nothing\n\n", "test_trace_bad.trc: no operations in the file");
+    /* Bytes that are not text are shown escaped, never raw (a binary file given as a trace). */
+    snprintf(buf, sizeof buf, "%s0x10\xff\x1b[31m other 0 4 1\n", head);
+    load_fails(buf, "test_trace_bad.trc:4: PC: not an unsigned number: '0x10\\xff\\x1b[31m'");
+    snprintf(buf, sizeof buf, "%s0x1008 oth\x01" "er 0 4 1\n", head);
+    load_fails(buf, "test_trace_bad.trc:4: CLASS: unknown class 'oth\\x01er' (other, ldst or branch)");
+    snprintf(buf, sizeof buf, "%s0x1008 other 0 4 1 \xc3\xa9=1\n", head);
+    load_fails(buf, "test_trace_bad.trc:4: unknown key '\\xc3\\xa9' (va, pa, pa_ns, xlat, src, target, target_el, target_ns, ev)");
+    snprintf(buf, sizeof buf, "%s0x1008 other 0 4 1 \x7f\n", head);
+    load_fails(buf, "test_trace_bad.trc:4: '\\x7f': expected key=value, exception or not_retired");
+    snprintf(buf, sizeof buf, "%s\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x8e\x8f other 0 4 1\n", head);
+    load_fails(buf, "test_trace_bad.trc:4: PC: not an unsigned number: "
+                    "'\\x80\\x81\\x82\\x83\\x84\\x85\\x86\\x87\\x88\\x89...'");
     wl_trace t;
     char err[256] = "";
     assert_int_equal(wl_trace_load("no/such/file.trc", &t, err, sizeof err), -1);
     assert_string_equal(err, "no/such/file.trc: cannot open: No such file or directory");
+    /* A folder: the reason, not "read error". */
+    assert_int_equal(wl_trace_load(".", &t, err, sizeof err), -1);
+    assert_string_equal(err, ".:1: Is a directory");
 }
 
 /* The fields of a line land where the generator puts them (flags follow the keys present). */

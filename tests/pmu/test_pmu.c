@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -195,7 +196,8 @@ static void test_regtable_walk(void **st)
             continue;
         }
         if (ri.read_only) {
-            assert_int_equal(pmu_reg_write(f->pmu, ri.enc, ~0ull), ARMPROF_ERR_READONLY);
+            /* no MSR form: UNDEFINED */
+            assert_int_equal(pmu_reg_write(f->pmu, ri.enc, ~0ull), ARMPROF_ERR_UNDEFINED);
             continue;
         }
         if (ri.enc == PMU_PMSSCR_EL1 || ri.enc == PMU_PMXEVTYPER_EL0 ||
@@ -820,6 +822,76 @@ static void test_save_restore(void **st)
     pmu_close(other);
 }
 
+/* pmu_reg_check() is what pmu_reg_read() / pmu_reg_write() return, with no effect: every
+ * encoding of the PMU's System register space (CRn 9 and 14, op1 0 and 3) x EL0..EL2 x
+ * PMUSERENR_EL0 values x MDCR_EL2.HPMN x PMSELR_EL0.SEL (the PMXEV* indirection), with every
+ * optional feature on and off. */
+static void test_reg_check_is_the_access_outcome(void **st)
+{
+    (void)st;
+    int seen[ARMPROF_ERR__COUNT][2];
+    memset(seen, 0, sizeof seen);
+    for (int feats = 0; feats <= 1; feats++) {
+        pmu_config cfg;
+        pmu_config_default(&cfg);
+        cfg.feat_pmuv3_ss = cfg.feat_pmuv3_icntr = cfg.feat_pmuv3p5 = feats;
+        pmu_t *p;
+        assert_int_equal(pmu_open(&cfg, NULL, &p), ARMPROF_OK);
+        const uint8_t userenr[] = { 0, 0x1, 0x2, 0x4, 0x8 };
+        const uint8_t hpmn[] = { ARMPROF_MDCR2_HPMN_N, 2, 0 };
+        const uint8_t sel[] = { 0, 3, 5, 31, 7 };
+        for (size_t u = 0; u < sizeof userenr; u++)
+            for (size_t h = 0; h < sizeof hpmn; h++)
+                for (int el = 0; el <= 2; el++) {
+                    armprof_pe_ctx c;
+                    armprof_pe_ctx_default(&c);
+                    c.el = 2; /* program PMUSERENR_EL0 and PMSELR_EL0 from EL2 */
+                    c.mdcr2_hpmn = hpmn[h];
+                    assert_int_equal(pmu_set_pe_context(p, &c), ARMPROF_OK);
+                    assert_int_equal(pmu_reg_write(p, PMU_PMUSERENR_EL0, userenr[u]), ARMPROF_OK);
+                    assert_int_equal(pmu_reg_write(p, PMU_PMSELR_EL0, sel[(u + h + el) % sizeof sel]),
+                                     ARMPROF_OK);
+                    c.el = (uint8_t)el;
+                    assert_int_equal(pmu_set_pe_context(p, &c), ARMPROF_OK);
+                    for (uint32_t op1 = 0; op1 <= 3; op1 += 3)
+                        for (uint32_t crn = 9; crn <= 14; crn += 5)
+                            for (uint32_t crm = 0; crm < 16; crm++)
+                                for (uint32_t op2 = 0; op2 < 8; op2++) {
+                                    uint32_t enc = ARMPROF_SYSREG(3, op1, crn, crm, op2);
+                                    size_t len, len2;
+                                    assert_int_equal(pmu_save(p, NULL, 0, &len), ARMPROF_ERR_BUFSZ);
+                                    uint8_t *before = malloc(len), *after = malloc(len);
+                                    assert_int_equal(pmu_save(p, before, len, &len2), ARMPROF_OK);
+                                    armprof_err cr = pmu_reg_check(p, enc, false);
+                                    armprof_err cw = pmu_reg_check(p, enc, true);
+                                    assert_int_equal(pmu_save(p, after, len, &len2), ARMPROF_OK);
+                                    assert_memory_equal(before, after, len);
+                                    uint64_t v = 0, peek = 0;
+                                    armprof_err r = pmu_reg_read(p, enc, &v);
+                                    (void)pmu_reg_peek(p, enc, &peek);
+                                    armprof_err w = pmu_reg_write(p, enc, peek);
+                                    if (r != cr || w != cw)
+                                        fail_msg("feats %d EL%d USERENR %x HPMN %u, 0x%04x: check %s/%s, "
+                                                 "access %s/%s", feats, el, userenr[u], hpmn[h], enc,
+                                                 armprof_strerror(cr), armprof_strerror(cw),
+                                                 armprof_strerror(r), armprof_strerror(w));
+                                    assert_int_equal(pmu_restore(p, before, len), ARMPROF_OK);
+                                    free(before);
+                                    free(after);
+                                    seen[cr][0]++;
+                                    seen[cw][1]++;
+                                }
+                }
+        pmu_close(p);
+    }
+    const armprof_err kinds[] = { ARMPROF_OK, ARMPROF_ERR_UNDEFINED, ARMPROF_ERR_NOREG };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int w = 0; w <= 1; w++)
+            if (!seen[kinds[k]][w])
+                fail_msg("no %s %s in the walk", w ? "write" : "read", armprof_strerror(kinds[k]));
+    assert_int_equal(pmu_reg_check(NULL, PMU_PMCR_EL0, false), ARMPROF_ERR_INVAL);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -829,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_config_validate),
         T(test_encodings),
         T(test_regtable_walk),
+        cmocka_unit_test(test_reg_check_is_the_access_outcome),
         T(test_feature_absent),
         T(test_RYWLFL_RTSYTY_table_d13_10),
         T(test_RYWLFL_el2_disabled_still_applies),

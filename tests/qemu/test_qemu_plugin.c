@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_qemu_plugin.c: armprof-qemu on cross-compiled AArch64 programs under qemu-aarch64: sample counts, perf report, data addresses and sources, branches, threads, options. */
+/* test_qemu_plugin.c: armprof-qemu on cross-compiled AArch64 programs under qemu-aarch64: sample counts, perf report and perf script fields, data addresses and sources, latency under load, branches, threads, options. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,7 +173,10 @@ static void test_samples_exact_rnd0(void **state)
     assert_int_equal(num(pmu, "SAMPLE_POP"), ref);
     assert_int_equal(num(pmu, "SAMPLE_FEED"), ref / 1025);
     assert_int_equal(num(pmu, "INST_RETIRED"), ref);
-    assert_int_equal(num(pmu, "CPU_CYCLES"), ref);               /* cpi=1 */
+    /* CPU_CYCLES: instructions x cpi (1) plus the core model's stall cycles */
+    const cJSON *ms = cJSON_GetObjectItem(v0, "memsys");
+    assert_true(num(ms, "stall_cycles") > 0);
+    assert_int_equal(num(pmu, "CPU_CYCLES"), ref + num(ms, "stall_cycles"));
     char path[1024];
     snprintf(path, sizeof path, "%s/spe.bin", dir);
     recs rs = decode(path);
@@ -581,6 +584,187 @@ static void test_operation_trace(void **state)
     wl_trace_free(&t);
 }
 
+/* Mean latencies of the sampled loads of the function in [lo, hi): total, issue, and total minus
+ * issue (the memory's own latency, queueing included); and the share from DRAM. */
+typedef struct lat_stats {
+    double total, issue, memory, dram_share;
+    size_t loads;
+} lat_stats;
+
+static lat_stats loop_latencies(const char *dir)
+{
+    uint64_t lo, hi;
+    prog_pair(dir, "loop", &lo, &hi);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/spe.bin", dir);
+    recs rs = decode(path);
+    lat_stats st = { 0 };
+    double tot = 0, iss = 0;
+    size_t dram = 0;
+    for (size_t i = 0; i < rs.n; i++) {
+        const spe_record *r = &rs.r[i];
+        if (r->pc < lo || r->pc >= hi || r->op_class != SPE_CLASS_LDST || (r->op_subclass & SPE_LDST_ST))
+            continue;
+        assert_true(r->present & SPE_R_TOTAL_LAT);
+        assert_true(r->present & SPE_R_ISSUE_LAT);
+        assert_true(r->issue_lat <= r->total_lat);
+        tot += r->total_lat;
+        iss += r->issue_lat;
+        dram += r->data_source == DS_DRAM;
+        st.loads++;
+    }
+    free(rs.r);
+    assert_true(st.loads >= 100);
+    st.total = tot / (double)st.loads;
+    st.issue = iss / (double)st.loads;
+    st.memory = st.total - st.issue;
+    st.dram_share = (double)dram / (double)st.loads;
+    return st;
+}
+
+/* Cycles per instruction of a run (CPU_CYCLES / INST_RETIRED of vCPU 0). */
+static double run_cpi(const char *dir)
+{
+    cJSON *j = summary(dir);
+    const cJSON *v0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "vcpus"), 0);
+    const cJSON *pmu = cJSON_GetObjectItem(v0, "pmu");
+    double cpi = (double)num(pmu, "CPU_CYCLES") / (double)num(pmu, "INST_RETIRED");
+    assert_int_equal(num(pmu, "CPU_CYCLES"), num(pmu, "INST_RETIRED") + num(cJSON_GetObjectItem(v0, "memsys"),
+                                                                           "stall_cycles"));
+    cJSON_Delete(j);
+    return cpi;
+}
+
+/* The queueing model on real programs, 4 MiB arrays past a 1 MiB LLC: a pointer chase (each load's
+ * address is the previous load's value) waits for every load before it issues (issue latency of
+ * about a DRAM access) but finds the memory unloaded; a stream of independent loads overlaps its
+ * misses until the bandwidth runs out, so each load's memory latency grows with the queue while
+ * the program stalls far less per instruction. */
+static void test_latency_grows_with_load(void **state)
+{
+    (void)state;
+    static const char *opts = "interval=256,l1d=16K,l2=128K,llc=1M";
+    char chase[512], stream[512];
+    outdir(chase, sizeof chase, "chase");
+    outdir(stream, sizeof stream, "stream");
+    assert_int_equal(run_plugin(chase, "chase", "4194304 300000", opts), 0);
+    assert_int_equal(run_plugin(stream, "stream", "4194304 300000", opts), 0);
+    lat_stats c = loop_latencies(chase), s = loop_latencies(stream);
+    double cpi_c = run_cpi(chase), cpi_s = run_cpi(stream);
+    print_message("chase:  %zu loads, total %.1f, issue %.1f, memory %.1f, DRAM %.0f%%, CPI %.2f\n", c.loads, c.total,
+                  c.issue, c.memory, 100 * c.dram_share, cpi_c);
+    print_message("stream: %zu loads, total %.1f, issue %.1f, memory %.1f, DRAM %.0f%%, CPI %.2f\n", s.loads, s.total,
+                  s.issue, s.memory, 100 * s.dram_share, cpi_s);
+    assert_true(c.dram_share > 0.8 && s.dram_share > 0.8);
+    /* the chase: a DRAM access (150 cycles) of waiting before each load issues, unloaded memory */
+    assert_true(c.issue > 120);
+    assert_true(c.memory >= 150 && c.memory < 190);
+    /* the stream: queueing at 4 bytes per cycle makes each load's memory latency longer */
+    assert_true(s.memory > 1.3 * c.memory);
+    assert_true(s.issue < c.issue / 4);
+    /* and CPU_CYCLES grows with the stalls: the chase's CPI is far higher */
+    assert_true(cpi_c > 3 * cpi_s);
+    assert_true(cpi_s > 1.2);
+}
+
+/* The per-sample fields perf reads from perf.data with Debian's perf: `perf script -F
+ * ip,sym,weight` (the WEIGHT attribute), and per record the weight (total latency), data address
+ * and data source of our own decoding of spe.bin, in order. */
+static void test_perf_script_weight_addr_data_src(void **state)
+{
+    (void)state;
+    char dir[512], path[1024];
+    outdir(dir, sizeof dir, "weight");
+    assert_int_equal(run_plugin(dir, "hot", "2097152 20", "interval=1024,l1d=16K,l2=128K,llc=1M"), 0);
+    /* the command of the issue: no error, one weight per line */
+    assert_int_equal(sh("%s script -F ip,sym,weight -i %s/perf.data >%s/w.txt 2>%s/w.err", PERF, dir, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/w.err", dir);
+    char *err = slurp(path, NULL);
+    assert_null(strstr(err, "WEIGHT"));
+    free(err);
+    /* one instruction sample per record */
+    assert_int_equal(sh("%s script --itrace=i1i -F ip,weight,addr,data_src -i %s/perf.data >%s/f.txt 2>/dev/null",
+                        PERF, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/spe.bin", dir);
+    recs rs = decode(path);
+    snprintf(path, sizeof path, "%s/f.txt", dir);
+    char *out = slurp(path, NULL);
+    assert_non_null(out);
+    size_t k = 0, loads = 0, levels[4] = { 0 };
+    for (char *save = NULL, *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
+        assert_true(k < rs.n);
+        const spe_record *r = &rs.r[k];
+        /* perf's field order: addr, data_src (value |OP ...|LVL ...|...|BLK ...), weight, ip */
+        char *p = line;
+        unsigned long long addr = strtoull(p, &p, 16);
+        char *end = line + strlen(line), *ip_at, *w_at;
+        while (end > line && end[-1] == ' ')
+            end--;
+        for (ip_at = end; ip_at > line && ip_at[-1] != ' '; ip_at--)
+            ;
+        for (w_at = ip_at; w_at > line && w_at[-1] == ' '; w_at--)
+            ;
+        for (; w_at > line && w_at[-1] != ' '; w_at--)
+            ;
+        unsigned long long ip = strtoull(ip_at, NULL, 16), weight = strtoull(w_at, NULL, 10);
+        assert_int_equal(ip, r->pc);
+        assert_int_equal(weight, r->present & SPE_R_TOTAL_LAT ? r->total_lat : 0);
+        if (r->op_class != SPE_CLASS_LDST)
+            continue;
+        assert_int_equal(addr, r->data_va);
+        if (r->op_subclass & SPE_LDST_ST)
+            continue;                                    /* perf 6.1: no level for stores */
+        static const struct { uint16_t ds; const char *lvl; } lv[] = {
+            { DS_L1D, "|LVL L1" }, { DS_L2, "|LVL L2" }, { DS_LLC, "|LVL L3" }, { DS_DRAM, "RAM" } };
+        for (int l = 0; l < 4; l++)
+            if (r->data_source == lv[l].ds) {
+                if (!strstr(p, lv[l].lvl))
+                    fail_msg("record %zu: data source 0x%x, perf says: %s", k, r->data_source, line);
+                levels[l]++;
+            }
+        loads++;
+    }
+    print_message("%zu records, %zu loads: L1D %zu, L2 %zu, LLC %zu, DRAM %zu\n", rs.n, loads, levels[0], levels[1],
+                  levels[2], levels[3]);
+    assert_int_equal(k, rs.n);
+    assert_true(loads > 100);
+    assert_true(levels[3] > 100);                         /* DRAM, and another level too */
+    assert_true(levels[0] + levels[1] + levels[2] > 0);
+    free(out);
+    free(rs.r);
+    /* perf mem report: the hot function's loads, weighted */
+    assert_int_equal(sh("%s mem report --stdio -i %s/perf.data 2>/dev/null | grep -c armprof_hot_loop >%s/n",
+                        PERF, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/n", dir);
+    char *n = slurp(path, NULL);
+    assert_true(atoi(n) > 0);
+    free(n);
+}
+
+/* perf.data marks the arm_spe event as perf record -e arm_spe//u does (exclude_kernel): the SPU
+ * samples EL0 only, so perf report looks for no kernel symbols and prints no kallsyms warning. */
+static void test_perf_report_no_kernel_warning(void **state)
+{
+    (void)state;
+    char dir[512], path[1024];
+    outdir(dir, sizeof dir, "nokernel");
+    assert_int_equal(run_plugin(dir, "hot", "16384 50", "interval=1024"), 0);
+    snprintf(path, sizeof path, "%s/perf.data", dir);
+    size_t len = 0;
+    char *data = slurp(path, &len);
+    assert_true(len > 104 + 128);
+    uint64_t attrs = 0, flags = 0;
+    memcpy(&attrs, data + 24, 8);                          /* perf_file_header.attrs.offset */
+    memcpy(&flags, data + attrs + 40, 8);                  /* perf_event_attr flags */
+    free(data);
+    assert_true(flags & (1u << 5));                        /* exclude_kernel */
+    assert_int_equal(sh("%s report --stdio -i %s/perf.data >/dev/null 2>%s/err", PERF, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/err", dir);
+    char *err = slurp(path, NULL);
+    assert_null(strstr(err, "kallsyms"));
+    free(err);
+}
+
 /* A bad option: a message naming it, and QEMU exits with a non-zero status. */
 static void test_bad_options(void **state)
 {
@@ -598,6 +782,9 @@ static void test_bad_options(void **state)
         { "cpi=0", "cpi" },
         { "novalue", "novalue" },
         { "trace=sometimes", "trace" },
+        { "mshrs=0", "mshrs" },
+        { "dram_bw=x", "dram_bw" },
+        { "l1d_ways=3", "l1d_ways" },
     };
     char dir[512];
     outdir(dir, sizeof dir, "badopt");
@@ -630,6 +817,9 @@ int main(void)
         cmocka_unit_test(test_long_blocks_exact),
         cmocka_unit_test(test_type_filters),
         cmocka_unit_test(test_operation_trace),
+        cmocka_unit_test(test_latency_grows_with_load),
+        cmocka_unit_test(test_perf_script_weight_addr_data_src),
+        cmocka_unit_test(test_perf_report_no_kernel_warning),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests_name("qemu_plugin", tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_armprof_run.c: armprof-run end to end: the JSON summary, the dumps, errors on bad options. */
+/* test_armprof_run.c: armprof-run end to end: the JSON summary, the dumps, errors on bad options and outputs, SIGINT / SIGTERM. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,16 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-/* Runs armprof-run with `args`; returns its exit status and (if out) its stdout. */
-static int run(const char *args, char **out)
+/* Runs the shell command `cmd`; returns its exit status and (if out) what it wrote to the pipe. */
+static int run_cmd(const char *cmd, char **out)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ARMPROF_RUN, args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t cap = 1 << 16, len = 0;
@@ -35,6 +36,14 @@ static int run(const char *args, char **out)
     else
         free(buf);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs armprof-run with `args`; returns its exit status and (if out) its stdout and stderr. */
+static int run(const char *args, char **out)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ARMPROF_RUN, args);
+    return run_cmd(cmd, out);
 }
 
 static double jnum(cJSON *j, const char *k)
@@ -227,17 +236,196 @@ static void test_bad_options(void **state)
         { "--write-bytes 8192", "--write-bytes" },
         { "--max-outstanding-writes 0", "--max-outstanding-writes" },
         { "--max-outstanding-writes 1000", "--max-outstanding-writes" },
-        { "--frobnicate", "usage" },
+        { "--frobnicate", "armprof-run: unknown option '--frobnicate'" },
         { "stray", "unexpected argument" },
+        { "--ops", "armprof-run: --ops needs a value" },
+        { "--ops 0", "--ops expects an integer in [1, 9223372036854775807], got '0'" },
+        { "--ops -5", "--ops expects an integer in [1, 9223372036854775807], got '-5'" },
+        { "--ops 1e3", "--ops expects an integer in [1, 9223372036854775807], got '1e3'" },
+        { "--ops 18446744073709551616", "got '18446744073709551616'" },
+        /* The interval rule of armprof-vp's spe.interval and armprof-explore's interval. */
+        { "--interval 255", "--interval expects an integer in [256, 4294967040], got '255'" },
+        { "--interval 4294967296", "--interval expects an integer in [256, 4294967040], got '4294967296'" },
+        { "--interval 0", "--interval expects an integer in [256, 4294967040], got '0'" },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *out;
         char a[256];
-        snprintf(a, sizeof(a), "%s --out " TEST_OUT "/e", cases[i].args);
+        snprintf(a, sizeof(a), "--out " TEST_OUT "/e %s", cases[i].args);
         int rc = run(a, &out);
         if (rc != 2 || !strstr(out, cases[i].msg))
             fail_msg("armprof-run %s: exit %d, output: %s", cases[i].args, rc, out);
         free(out);
+    }
+}
+
+static int file_size(const char *path, off_t *size)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return -1;
+    *size = sb.st_size;
+    return 0;
+}
+
+/*
+ * Outputs that cannot be written: standard output on a full device, a dump on a full device or
+ * past the file-size limit (the run stops there), a summary that cannot be replaced. Each exits 1
+ * naming the file and the reason; no summary.json stands beside a dump that failed (not even an
+ * earlier run's).
+ */
+static void test_output_errors(void **state)
+{
+    (void)state;
+    char *out;
+    /* --json and the readable summary both go to standard output (its errors: stderr, the pipe). */
+    assert_int_equal(run_cmd(ARMPROF_RUN " --ops 100000 --json --out " TEST_OUT "/w0 2>&1 >/dev/full", &out), 1);
+    assert_string_equal(out, "armprof-run: error writing standard output: No space left on device\n");
+    free(out);
+    assert_int_equal(run_cmd(ARMPROF_RUN " --ops 100000 --out " TEST_OUT "/w0 2>&1 >/dev/full", &out), 1);
+    assert_string_equal(out, "armprof-run: error writing standard output: No space left on device\n");
+    free(out);
+    assert_int_equal(run_cmd(ARMPROF_RUN " --help 2>&1 >/dev/full", &out), 1);
+    assert_string_equal(out, "armprof-run: error writing standard output: No space left on device\n");
+    free(out);
+
+    /* spe.bin on a full device, with a summary of an earlier run in the folder. */
+    assert_int_equal(system("mkdir -p " TEST_OUT "/w1 && echo '{}' > " TEST_OUT "/w1/summary.json && "
+                            "ln -sf /dev/full " TEST_OUT "/w1/spe.bin"), 0);
+    assert_int_equal(run("--ops 1000000 --out " TEST_OUT "/w1", &out), 1);
+    assert_non_null(strstr(out, "armprof-run: error writing " TEST_OUT "/w1/spe.bin: No space left on device"));
+    assert_null(strstr(out, "wrote"));
+    free(out);
+    off_t sz = 0;
+    assert_int_equal(file_size(TEST_OUT "/w1/summary.json", &sz), -1);
+
+    /* Past a file-size limit of 16 KiB (ulimit -f counts 512-byte blocks in sh, 1 KiB in bash:
+     * 32 blocks is 16 or 32 KiB): EFBIG, not SIGXFSZ, and the run stops. */
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "sh -c 'ulimit -f 32 && exec %s --ops 5000000 --out %s/w3' 2>&1", ARMPROF_RUN,
+             TEST_OUT);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = 0;
+    int st = pclose(p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    assert_non_null(strstr(buf, "armprof-run: error writing " TEST_OUT "/w3/spe.bin: File too large"));
+    assert_int_equal(file_size(TEST_OUT "/w3/summary.json", &sz), -1);
+    /* The SPE dump fits, the TRBE one does not. */
+    snprintf(cmd, sizeof(cmd), "sh -c 'ulimit -f 32 && exec %s --ops 20000 --trbe --trbe-bytes 4000000 --out %s/w4' 2>&1",
+             ARMPROF_RUN, TEST_OUT);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = 0;
+    st = pclose(p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    assert_non_null(strstr(buf, "armprof-run: error writing " TEST_OUT "/w4/trbe.bin: File too large"));
+    assert_int_equal(file_size(TEST_OUT "/w4/summary.json", &sz), -1);
+
+    /* summary.json that cannot be replaced (a folder of that name). */
+    assert_int_equal(system("mkdir -p " TEST_OUT "/w5/summary.json"), 0);
+    assert_int_equal(run("--ops 100000 --out " TEST_OUT "/w5", &out), 1);
+    assert_non_null(strstr(out, "armprof-run: cannot replace " TEST_OUT "/w5/summary.json: Is a directory"));
+    free(out);
+}
+
+/* Starts armprof-run on a run far too long to finish, sends `sig` once its dump exists (so its
+ * handler is in place) and a while later, and returns its wait status. */
+static int run_and_signal(const char *dir, const char *extra, int sig)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    char dump[512];
+    snprintf(dump, sizeof(dump), "%s/spe.bin", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(126);
+        char *argv[16] = { (char *)ARMPROF_RUN, (char *)"--ops", (char *)"4000000000000000000", (char *)"--json",
+                           (char *)"--out", (char *)dir };
+        int k = 6;
+        if (extra)
+            argv[k++] = (char *)extra;
+        argv[k] = NULL;
+        execv(ARMPROF_RUN, argv);
+        _exit(127);
+    }
+    struct timespec ts = { 0, 20 * 1000 * 1000 };
+    off_t sz = 0;
+    for (int i = 0; i < 1500 && file_size(dump, &sz) != 0; i++)
+        nanosleep(&ts, NULL);
+    ts.tv_nsec = 300 * 1000 * 1000; /* some buffers serviced and dumped */
+    nanosleep(&ts, NULL);
+    kill(pid, sig);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+static cJSON *read_json(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char b[1 << 16];
+    size_t n = fread(b, 1, sizeof(b) - 1, f);
+    fclose(f);
+    b[n] = 0;
+    cJSON *j = cJSON_Parse(b);
+    assert_non_null(j);
+    return j;
+}
+
+/*
+ * SIGINT / SIGTERM end the run as a complete one ends: exit 130 / 143, summary.json marked
+ * interrupted with the signal, its counts those of the dump, and the dump whole records
+ * (armprof-decode, strict, exit 0). With --trbe the TRBE run that did not start is not in it.
+ */
+static void test_signals(void **state)
+{
+    (void)state;
+    const struct { int sig; const char *extra; } cases[] = { { SIGINT, NULL }, { SIGTERM, NULL }, { SIGINT, "--trbe" } };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char dir[256];
+        snprintf(dir, sizeof(dir), "%s/sig%zu", TEST_OUT, i);
+        int st = run_and_signal(dir, cases[i].extra, cases[i].sig);
+        if (!WIFEXITED(st))
+            fail_msg("armprof-run ended by signal %d instead of exiting", WTERMSIG(st));
+        assert_int_equal(WEXITSTATUS(st), 128 + cases[i].sig);
+        char path[512];
+        snprintf(path, sizeof(path), "%s/summary.json", dir);
+        cJSON *j = read_json(path);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "interrupted")));
+        assert_int_equal(jnum(j, "signal"), cases[i].sig);
+        assert_true(jnum(j, "population_ops") < 4e18);
+        assert_true(jnum(j, "dumped_bytes") > 0);
+        /* every record the unit made is in memory or counted as discarded */
+        assert_int_equal(jnum(j, "filtrate"), jnum(j, "records_written") + jnum(j, "records_discarded"));
+        assert_null(cJSON_GetObjectItemCaseSensitive(j, "trbu"));
+        snprintf(path, sizeof(path), "%s/spe.bin", dir);
+        off_t sz = 0;
+        assert_int_equal(file_size(path, &sz), 0);
+        assert_int_equal((double)sz, jnum(j, "dumped_bytes"));
+        char cmd[1024];
+        snprintf(cmd, sizeof(cmd), "%s --summary %s", ARMPROF_DECODE, path);
+        char *out;
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        static char buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+        buf[n] = 0;
+        out = buf;
+        int dst = pclose(p);
+        assert_true(WIFEXITED(dst));
+        if (WEXITSTATUS(dst) != 0)
+            fail_msg("armprof-decode %s: exit %d: %s", path, WEXITSTATUS(dst), out);
+        cJSON_Delete(j);
     }
 }
 
@@ -250,6 +438,8 @@ int main(void)
         cmocka_unit_test(test_trbe),
         cmocka_unit_test(test_write_latency),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_output_errors),
+        cmocka_unit_test(test_signals),
     };
     return cmocka_run_group_tests_name("armprof_run", tests, NULL, NULL);
 }

@@ -76,8 +76,8 @@ static inline spe_record spe_test_expected(const spe_record *r, const spe_format
         e.issue_lat = r->issue_lat > max ? max : r->issue_lat;
     if (p & SPE_R_XLAT_LAT)
         e.xlat_lat = r->xlat_lat > max ? max : r->xlat_lat;
-    if (!(dropped & SPE_R_EVENTS))
-        e.events = r->events;
+    /* The Events packet is always there; narrowed to E[15:0] when `dropped` says so. */
+    e.events = (dropped & SPE_R_EVENTS) ? r->events & 0xFFFFu : r->events;
     if (p & SPE_R_OPTYPE) {
         e.op_class = r->op_class;
         e.op_subclass = r->op_subclass;

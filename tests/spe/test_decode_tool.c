@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_decode_tool.c: armprof-decode end to end: listing, --json, --csv, --summary, stdin, several CPUs, saturated counters, bad input and exit status. */
+/* test_decode_tool.c: armprof-decode end to end: listing, --json, --csv, --summary, stdin, several CPUs, saturated counters, bad input, I/O errors and exit status. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +251,42 @@ static void test_usage_errors(void **s)
     free(o);
 }
 
+/*
+ * I/O errors are exit status 2 with the reason (strerror), never success: a folder for an input,
+ * standard output on a full device (the listing, --json, --csv, --summary and --help), a perf.data
+ * that cannot be written.
+ */
+static void test_io_errors(void **s)
+{
+    (void)s;
+    int st;
+    char *o = run("", dir, 1, &st);
+    assert_int_equal(st, 2);
+    char want[512];
+    snprintf(want, sizeof want, "armprof-decode: cannot read %s: Is a directory\n", dir);
+    assert_string_equal(o, want);
+    free(o);
+    const char *const modes[] = { "", "--json", "--csv", "--summary" };
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "{ '%s' %s %s 2>&1 >/dev/full; }", ARMPROF_DECODE, modes[i], path_good);
+        st = tool_run(cmd, &o, 0);
+        if (st != 2 || strcmp(o, "armprof-decode: error writing standard output: No space left on device\n"))
+            fail_msg("armprof-decode %s >/dev/full: exit %d: %s", modes[i], st, o);
+        free(o);
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "{ '%s' --help 2>&1 >/dev/full; }", ARMPROF_DECODE);
+    st = tool_run(cmd, &o, 0);
+    assert_int_equal(st, 2);
+    assert_non_null(strstr(o, "error writing standard output: No space left on device"));
+    free(o);
+    o = run("--to-perf-data /dev/full", path_good, 1, &st);
+    assert_int_equal(st, 2);
+    assert_string_equal(o, "armprof-decode: cannot write /dev/full: No space left on device\n");
+    free(o);
+}
+
 /* §5.3.4: COUNT 0xFFF of a 12-bit counter means saturated; shown in every output form. */
 static void test_saturated_counters(void **s)
 {
@@ -339,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_bad_inputs_exit_status),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_io_errors),
         cmocka_unit_test(test_saturated_counters),
         cmocka_unit_test(test_several_cpus),
     };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_perf_export.c: armprof-decode --to-perf-data, checked with Debian's own perf: same record count, PCs, CPUs and times as ours. */
+/* test_perf_export.c: armprof-decode --to-perf-data, checked with Debian's own perf: same record count, PCs, CPUs, times, weights, data and physical addresses as ours; the event's attributes. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -399,6 +399,160 @@ static void test_perf_sample_times(void **s)
     free(out);
 }
 
+/* The arm_spe event's perf_event_attr in a file: sample_type, config, the flags word. */
+typedef struct attr_view {
+    uint64_t config, sample_type, flags, config1, config2;
+} attr_view;
+
+static attr_view read_attr(const char *data)
+{
+    FILE *f = fopen(data, "rb");
+    assert_non_null(f);
+    static uint8_t b[4096];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    assert_true(n > 104 + 128);
+    uint64_t at = le(b + 24, 8);
+    attr_view a = { .config = le(b + at + 8, 8), .sample_type = le(b + at + 24, 8), .flags = le(b + at + 40, 8),
+                    .config1 = le(b + at + 56, 8), .config2 = le(b + at + 64, 8) };
+    return a;
+}
+
+enum {
+    S_ADDR = 1 << 3, S_WEIGHT = 1 << 14, S_DATA_SRC = 1 << 15, S_PHYS_ADDR = 1 << 19,
+    F_EXCLUDE_KERNEL = 1 << 5,
+};
+
+/* Loads at EL0 with a total latency, data VA and (when `pa`) PA, Neoverse data sources, a
+ * timestamp each; `el1`: one record at EL1. Returns the records written. */
+static size_t write_load_buffer(const char *path, bool pa, bool el1, spe_record *out, size_t n)
+{
+    static uint8_t buf[1 << 16];
+    static const uint16_t ds[] = { 0x0, 0x8, 0xb, 0xe };
+    spe_format_cfg cfg = { .max_size = 6, .align = 0, .count_size = 2 };
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        spe_record r;
+        memset(&r, 0, sizeof r);
+        r.present = SPE_R_PC | SPE_R_DATA_VA | SPE_R_TOTAL_LAT | SPE_R_ISSUE_LAT | SPE_R_OPTYPE | SPE_R_DATA_SOURCE |
+                    SPE_R_TIMESTAMP | SPE_R_EVENTS | (pa ? SPE_R_DATA_PA : 0);
+        r.pc = 0x400000 + 4 * i;
+        r.pc_el = el1 && i == n / 2 ? 1 : 0;
+        r.pc_ns = true;
+        r.data_va = 0x5500000000ull + 64 * i * i;
+        r.data_pa = 0x80000000ull + 4096 * i + 8;
+        r.data_pa_ns = true;
+        r.total_lat = (uint16_t)(5 + 37 * i % 900);
+        r.issue_lat = (uint16_t)(i % 5);
+        r.op_class = SPE_CLASS_LDST;
+        r.op_subclass = SPE_LDST_GP;                             /* a load */
+        r.data_source = ds[i % 4];
+        r.events = 1ull << SPE_EV_RETIRED | 1ull << SPE_EV_L1D_ACCESS | 1ull << SPE_EV_TLB_ACCESS;
+        r.timestamp = 1000 + 100 * i;
+        size_t w = spe_encode(&r, &cfg, buf + len, sizeof buf - len);
+        assert_true(w > 0);
+        len += w;
+        out[i] = r;
+    }
+    assert_int_equal(tool_write(path, buf, len), 0);
+    return n;
+}
+
+/* The event's attributes, as perf record leaves an arm_spe event: DATA_SRC (perf report
+ * --mem-mode needs it), WEIGHT and ADDR (the synthesized samples' fields, which perf script -F
+ * checks against the event), PHYS_ADDR and pa_enable only when a record has a physical address,
+ * ts_enable with Timestamp packets, exclude_kernel when no record has an EL1 or EL2 PC. */
+static void test_perf_attr_from_records(void **s)
+{
+    (void)s;
+    enum { N = 40 };
+    spe_record r[N];
+    char bin[400], data[400], cmd[1200];
+    snprintf(bin, sizeof bin, "%s/attr.bin", dir);
+    snprintf(data, sizeof data, "%s/attr.data", dir);
+    static const struct {
+        bool pa, el1;
+    } rows[] = { { false, false }, { true, false }, { false, true }, { true, true } };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        write_load_buffer(bin, rows[k].pa, rows[k].el1, r, N);
+        snprintf(cmd, sizeof cmd, "'%s' --to-perf-data '%s' '%s'", ARMPROF_DECODE, data, bin);
+        assert_int_equal(tool_run(cmd, NULL, 0), 0);
+        attr_view a = read_attr(data);
+        assert_int_equal(a.sample_type & (S_ADDR | S_WEIGHT | S_DATA_SRC), S_ADDR | S_WEIGHT | S_DATA_SRC);
+        assert_int_equal(!!(a.sample_type & S_PHYS_ADDR), rows[k].pa);
+        assert_int_equal(a.config & PERF_EXPORT_SPE_PA_ENABLE, rows[k].pa ? PERF_EXPORT_SPE_PA_ENABLE : 0);
+        assert_true(a.config & PERF_EXPORT_SPE_TS_ENABLE);
+        assert_int_equal(!!(a.flags & F_EXCLUDE_KERNEL), !rows[k].el1);
+        assert_int_equal(a.config1, 0);
+        assert_int_equal(a.config2, 0);
+    }
+    /* the caller's format bits and filters (armprof-qemu: jitter, filters, min_latency) */
+    perf_export_buf pb = { .data = (const uint8_t *)"\x00\x00\x00\x00\x00\x00\x00\x00", .len = 8, .cpu = 0 };
+    perf_export_opts o = { .config = PERF_EXPORT_SPE_JITTER | PERF_EXPORT_SPE_LOAD_FILTER, .config1 = 0x22,
+                           .config2 = 300, .user_only = 1 };
+    char err[200];
+    assert_int_equal(perf_export_write_cpus(data, &pb, 1, &o, err, sizeof err), 0);
+    attr_view a = read_attr(data);
+    assert_int_equal(a.config, PERF_EXPORT_SPE_JITTER | PERF_EXPORT_SPE_LOAD_FILTER);
+    assert_int_equal(a.config1, 0x22);
+    assert_int_equal(a.config2, 300);
+    assert_true(a.flags & F_EXCLUDE_KERNEL);
+    o.user_only = -1;
+    assert_int_equal(perf_export_write_cpus(data, &pb, 1, &o, err, sizeof err), 0);
+    assert_false(read_attr(data).flags & F_EXCLUDE_KERNEL);
+}
+
+/* Per record, what Debian's perf script reads back: weight = the total latency, addr = the data
+ * VA, phys_addr = the data PA, data_src = the level of the Neoverse data source; and the plain
+ * `perf script -F ip,sym,weight` and `-F ...,phys_addr` run without an attribute error. */
+static void test_perf_script_weight_phys_addr(void **s)
+{
+    (void)s;
+    if (!have_perf())
+        skip();
+    enum { N = 120 };
+    spe_record r[N];
+    char bin[400], data[400], cmd[1200], *out = NULL;
+    snprintf(bin, sizeof bin, "%s/loads.bin", dir);
+    snprintf(data, sizeof data, "%s/loads.data", dir);
+    write_load_buffer(bin, true, false, r, N);
+    snprintf(cmd, sizeof cmd, "'%s' --to-perf-data '%s' '%s'", ARMPROF_DECODE, data, bin);
+    assert_int_equal(tool_run(cmd, NULL, 0), 0);
+    snprintf(cmd, sizeof cmd, "perf script -f -i '%s' -F ip,sym,weight,phys_addr 2>&1", data);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    assert_null(strstr(out, "attribute set"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "perf script -f -i '%s' --itrace=i1i -F weight,addr,phys_addr,data_src", data);
+    assert_int_equal(tool_run(cmd, &out, 0), 0);
+    static const char *lvl[] = { "LVL L1", "LVL L2", "LVL L3", "RAM" };
+    size_t k = 0;
+    for (char *line = out; line && *line; k++) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        assert_true(k < N);
+        /* perf's order: addr, data_src (value |OP ...|...|BLK ...), weight, phys_addr */
+        char *p = line;
+        unsigned long long addr = strtoull(p, &p, 16);
+        char *end = line + strlen(line), *ph, *w;
+        for (ph = end; ph > line && ph[-1] != ' '; ph--)
+            ;
+        for (w = ph; w > line && w[-1] == ' '; w--)
+            ;
+        for (; w > line && w[-1] != ' '; w--)
+            ;
+        unsigned long long phys = strtoull(ph, NULL, 16), weight = strtoull(w, NULL, 10);
+        if (addr != r[k].data_va || phys != r[k].data_pa || weight != r[k].total_lat || !strstr(p, lvl[k % 4]) ||
+            !strstr(p, "OP LOAD"))
+            fail_msg("record %zu: ours va 0x%llx pa 0x%llx latency %u source 0x%x; perf script: %s", k,
+                     (unsigned long long)r[k].data_va, (unsigned long long)r[k].data_pa, r[k].total_lat,
+                     r[k].data_source, line);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(out);
+    assert_int_equal(k, N);
+}
+
 /* The mult/shift pairs themselves (no perf needed). */
 static void test_time_conv_pairs(void **s)
 {
@@ -430,6 +584,8 @@ int main(void)
         cmocka_unit_test(test_perf_two_cpus),
         cmocka_unit_test(test_perf_sample_times),
         cmocka_unit_test(test_time_conv_pairs),
+        cmocka_unit_test(test_perf_attr_from_records),
+        cmocka_unit_test(test_perf_script_weight_phys_addr),
     };
     return cmocka_run_group_tests_name("perf_export", tests, setup, teardown);
 }

@@ -260,13 +260,49 @@ static void test_maxsize_drop_order(void **s)
     spe_format_cfg c6 = { .max_size = 6, .align = 0, .count_size = 3 };
     assert_int_equal(spe_encode_ex(&r, &c6, b, sizeof b, &dropped), 60);
     assert_int_equal(dropped, SPE_R_CONTEXT_EL2 | SPE_R_CONTEXT_EL1);
-    /* 8-byte Events and MaxSize 4: Events goes before Operation Type and PC. */
-    r.events = 1ull << 40;
+    /* §2.3.5: 8-byte Events and MaxSize 4: the Events packet stays, narrowed to E[15:0] (E[40]
+     * is not output; E[1] is); PC and Operation Type stay. */
+    r.events = (1ull << 40) | 0x2;
     spe_format_cfg c4 = { .max_size = 4, .align = 4, .count_size = 3 };
     assert_int_equal(spe_encode_ex(&r, &c4, b, sizeof b, &dropped), 16);
-    assert_true(dropped & SPE_R_EVENTS);
-    assert_int_equal(b[9], 0x49);
-    assert_int_equal(b[15], 0x01);
+    assert_int_equal(dropped, SPE_R_EVENTS | (SPE_R__ENCODED & ~(SPE_R_PC | SPE_R_OPTYPE)));
+    static const uint8_t want4[] = { 0xB0, 0x00, 0x10, 0, 0, 0, 0, 0, 0x00, 0x49, 0x00,
+                                     0x42, 0x02, 0x00, 0x00, 0x01 };
+    assert_memory_equal(b, want4, sizeof want4);
+}
+
+/* §2.3.5: "All sample records written to the Profiling Buffer contain the Events packet and
+ * either the End packet or the Timestamp packet": every MaxSize and Align, with every optional
+ * part and events in each payload size, the record holds an Events packet carrying every set
+ * bit of E[15:0], and all of E[63:0] unless spe_encode_ex() says it narrowed the packet. */
+static void test_events_packet_in_every_record_2_3_5(void **s)
+{
+    (void)s;
+    const uint64_t evs[] = { 0x2, 0x8002, 0x1000000Aull, 0x8000000000000002ull, ~0ull };
+    static uint8_t b[2048]; /* 2^MaxSize */
+    int narrowed = 0;
+    for (unsigned ms = 4; ms <= 11; ms++)
+        for (unsigned al = 0; al <= ms; al++)
+            for (size_t e = 0; e < sizeof evs / sizeof evs[0]; e++) {
+                spe_record r = { .present = SPE_R__ENCODED, .pc = 0x1000, .events = evs[e],
+                                 .op_class = SPE_CLASS_LDST, .timestamp = 1, .data_source = 0x1234 };
+                spe_format_cfg c = { .max_size = (uint8_t)ms, .align = (uint8_t)al, .count_size = 3 };
+                uint32_t dropped;
+                size_t n = spe_encode_ex(&r, &c, b, sizeof b, &dropped);
+                assert_true(n > 0 && n <= (1u << ms));
+                spe_decode_opts o = { .max_size = (uint8_t)ms };
+                spe_decoder d;
+                spe_decoded out;
+                spe_decoder_init(&d, b, n, &o);
+                assert_int_equal(spe_decoder_next(&d, &out), SPE_DEC_RECORD);
+                assert_true(out.have & SPE_R_EVENTS);
+                assert_int_equal(out.rec.present & (SPE_R_PC | SPE_R_OPTYPE), SPE_R_PC | SPE_R_OPTYPE);
+                uint64_t want = (dropped & SPE_R_EVENTS) ? evs[e] & 0xFFFF : evs[e];
+                assert_int_equal(out.rec.events, want);
+                assert_int_equal((dropped & SPE_R_EVENTS) != 0, want != evs[e]);
+                narrowed += want != evs[e];
+            }
+    assert_true(narrowed > 0);
 }
 
 /* Bad configurations and a too small buffer give 0 and write nothing. */
@@ -343,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_full_record_order),
         cmocka_unit_test(test_padding_every_align),
         cmocka_unit_test(test_maxsize_drop_order),
+        cmocka_unit_test(test_events_packet_in_every_record_2_3_5),
         cmocka_unit_test(test_invalid_cfg_and_cap),
         cmocka_unit_test(test_extended_headers_and_alignment),
     };

@@ -420,11 +420,18 @@ static void test_discard_mode_and_pmfz(void **state)
         fx_sample(f, &op);
     assert_int_equal(f->freezes, 1);
     fx_free(f);
-    /* Without FEAT_SPEv1p2, FM=0b10 is reserved: behaves (and reads) as 0b00, logged. */
+    /* Without FEAT_SPEv1p2, FM=0b10 is reserved (§4.3.2): a direct read returns 0b10, the unit
+     * behaves as for 0b00 (fill: records written), logged. */
     fx *g = fx_new_cfg(NULL);
+    fx_start(g, FX_MEM_BASE, 4096, 256, false, 0);
     fx_wr(g, SPU_PMBLIMITR_EL1, (FX_MEM_BASE + 4096) | (2u << 1) | 1);
-    assert_int_equal(fx_rd(g, SPU_PMBLIMITR_EL1), (FX_MEM_BASE + 4096) | 1);
+    assert_int_equal(fx_rd(g, SPU_PMBLIMITR_EL1), (FX_MEM_BASE + 4096) | (2u << 1) | 1);
     assert_true(g->warnings > 0);
+    for (int i = 0; i < 3; i++)
+        fx_sample(g, &op);
+    spu_get_stats(g->spu, &st);
+    assert_int_equal(st.records_written, 3);
+    assert_int_equal(st.discarded[SPU_DISCARD_MODE], 0);
     fx_free(g);
 }
 

@@ -112,12 +112,87 @@ static void test_ext_predict_filtered(void **state)
     fx_free(f);
 }
 
+/* §3.6 with an external sampler: PSB CSYNC completes the operations in flight in the model and
+ * writes their records at once; the sampler's slots complete them at their own time and its
+ * FIFO drains the same bytes later, which the model's pacing takes as the records it already
+ * wrote (nothing owed, nothing written twice). With S = 1 at the PSB CSYNC the records are
+ * discarded, and the sampler may drop them (fifo_discard) or, S cleared meanwhile, drain them. */
+static void ext_csync_case(bool service, bool sampler_drains)
+{
+    fx *f = fx_new_cfg(NULL);
+    assert_int_equal(spu_set_external_sampler(f->spu, true), ARMPROF_OK);
+    fx_start(f, FX_MEM_BASE, 4096, 256, false, 0);
+    spu_op op = op_lat(0x4000, 1000);
+    uint16_t len = (uint16_t)spu_predict_record_len(f->spu, &op);
+    spu_ext_cycle ec = { .fire = 1, .len = &len };
+    spu_cycle_ext(f->spu, &op, 1, &ec, NULL);
+    spu_stats st;
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.inflight_now, 1);
+    if (service)
+        fx_wr(f, SPU_PMBSR_EL1, 1u << 17);
+    uint64_t t = spu_now(f->spu);
+    spu_psb_csync(f->spu);
+    assert_int_equal(spu_now(f->spu), t);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.inflight_now, 0);
+    assert_int_equal(st.records_written, service ? 0 : 1);
+    assert_int_equal(st.discarded[SPU_DISCARD_SERVICE], service ? 1 : 0);
+    assert_int_equal(fx_rd(f, SPU_PMBPTR_EL1), FX_MEM_BASE + (service ? 0 : len));
+    if (service)
+        fx_wr(f, SPU_PMBSR_EL1, 0);
+    /* The sampler's slot completes at the operation's own time (the edge of the cycle 1000 on);
+     * its FIFO then holds and drains the record, or drops it. */
+    spu_ext_cycle idle = { 0 };
+    for (int i = 0; i < 999; i++)
+        spu_cycle_ext(f->spu, NULL, 0, &idle, NULL);
+    if (sampler_drains) {
+        spu_ext_cycle held = { .fifo_level = len };
+        spu_cycle_ext(f->spu, NULL, 0, &held, NULL);
+        spu_cycle_ext(f->spu, NULL, 0, &held, NULL);
+        spu_ext_cycle drain = { .drained = len, .fifo_level = 0 };
+        spu_cycle_ext(f->spu, NULL, 0, &drain, NULL);
+    }
+    for (int i = 0; i < 8; i++)
+        spu_cycle_ext(f->spu, NULL, 0, &idle, NULL);
+    /* A later sample paces as usual: written once the sampler has drained it. */
+    spu_op op2 = op_lat(0x4004, 0);
+    uint16_t len2 = (uint16_t)spu_predict_record_len(f->spu, &op2);
+    spu_ext_cycle ec2 = { .fire = 1, .len = &len2, .fifo_level = len2 };
+    spu_cycle_ext(f->spu, &op2, 1, &ec2, NULL);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.fifo_bytes_now, len2);
+    spu_ext_cycle drain2 = { .drained = len2, .fifo_level = 0 };
+    spu_cycle_ext(f->spu, NULL, 0, &drain2, NULL);
+    spu_get_stats(f->spu, &st);
+    assert_int_equal(st.records_written, service ? 1 : 2);
+    assert_int_equal(st.bytes_written, (service ? 0 : len) + len2);
+    assert_int_equal(st.fifo_bytes_now, 0);
+    spu_ext_stats xs;
+    spu_get_ext_stats(f->spu, &xs);
+    if (xs.len_mismatches + xs.level_mismatches + xs.owed_edges + xs.slot_mismatches)
+        fail_msg("service %d sampler drains %d: len %llu level %llu owed %llu slot %llu", service,
+                 sampler_drains, (unsigned long long)xs.len_mismatches,
+                 (unsigned long long)xs.level_mismatches, (unsigned long long)xs.owed_edges,
+                 (unsigned long long)xs.slot_mismatches);
+    fx_free(f);
+}
+
+static void test_ext_psb_csync_completes_inflight_3_6(void **state)
+{
+    (void)state;
+    ext_csync_case(false, true);
+    ext_csync_case(true, true);
+    ext_csync_case(true, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ext_decisions),
         cmocka_unit_test(test_ext_drain_paces_writes),
         cmocka_unit_test(test_ext_predict_filtered),
+        cmocka_unit_test(test_ext_psb_csync_completes_inflight_3_6),
     };
     return cmocka_run_group_tests_name("spu_ext", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_spu_rules.c: single rules of seed 000 D17.7 with no table of their own (RKLGPG: the Effective nVM and PMSCR_EL2.EnVM). */
+/* test_spu_rules.c: single rules of seed 000 D17.7 with no table of their own (RKLGPG: the Effective nVM and PMSCR_EL2.EnVM, its bit positions). */
 #include "spu_fixture.h"
 #include "armprof/bits.h"
 
@@ -64,11 +64,44 @@ static void test_envm_bit_validated(void **state)
     assert_non_null(strstr(why, "envm_bit"));
 }
 
+/* nvm_bit and envm_bit are checked whatever feat_spe_nvm says: the enables shift by them (a
+ * shift past 63 is undefined behaviour), so a unit never opens with one out of range. */
+static void test_nvm_bits_validated_without_feature(void **state)
+{
+    (void)state;
+    const struct { uint8_t nvm, envm; bool ok; } rows[] = {
+        { 3, 8, true }, { 11, 63, true }, { 4, 9, true },
+        { 64, 8, false }, { 255, 8, false }, { 12, 8, false }, { 2, 8, false }, { 5, 8, false },
+        { 3, 64, false }, { 3, 255, false }, { 3, 7, false }, { 3, 0, false },
+    };
+    for (int feat = 0; feat <= 1; feat++)
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            spu_config cfg;
+            spu_config_default(&cfg);
+            cfg.feat_spe_nvm = feat;
+            cfg.nvm_bit = rows[i].nvm;
+            cfg.envm_bit = rows[i].envm;
+            char why[160] = "";
+            armprof_err e = spu_config_validate(&cfg, why, sizeof why);
+            if ((e == ARMPROF_OK) != rows[i].ok)
+                fail_msg("feat_spe_nvm %d nvm_bit %u envm_bit %u: %s", feat, rows[i].nvm, rows[i].envm,
+                         armprof_strerror(e));
+            if (!rows[i].ok) {
+                assert_int_equal(e, ARMPROF_ERR_CFG_RANGE);
+                assert_non_null(strstr(why, rows[i].nvm != 3 ? "nvm_bit" : "envm_bit"));
+                spu_t *s = NULL;
+                assert_int_equal(spu_open(&cfg, NULL, &s), ARMPROF_ERR_CFG_RANGE);
+                assert_null(s);
+            }
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_effective_nvm_RKLGPG),
         cmocka_unit_test(test_envm_bit_validated),
+        cmocka_unit_test(test_nvm_bits_validated_without_feature),
     };
     return cmocka_run_group_tests_name("spu_rules", tests, NULL, NULL);
 }

@@ -267,22 +267,26 @@ static void test_owner_without_el2_el3(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Table 4: filtering by operation type, every row x every operation type.
+ * Table 4: filtering by operation type, every row x every operation type, with the atomics of
+ * §3.2.2 as two more columns: "ST enables collection of store sampled operations, including all
+ * atomic operations"; "LD ... including atomic operations that return a value to a register".
  * --------------------------------------------------------------------------------------------- */
 static void test_table4(void **state)
 {
     fx *f = *state;
-    /* rows: FT LD ST B -> Load Store Branch Other collected? */
-    const struct { int ft, ld, st, b; int c[4]; } rows[] = {
-        { 0, -1, -1, -1, { 1, 1, 1, 1 } },
-        { 1, 0, 0, 0, { 0, 0, 0, 0 } },
-        { 1, 0, 0, 1, { 0, 0, 1, 0 } },
-        { 1, 0, 1, 0, { 0, 1, 0, 0 } },
-        { 1, 0, 1, 1, { 0, 1, 1, 0 } },
-        { 1, 1, 0, 0, { 1, 0, 0, 0 } },
-        { 1, 1, 0, 1, { 1, 0, 1, 0 } },
-        { 1, 1, 1, 0, { 1, 1, 0, 0 } },
-        { 1, 1, 1, 1, { 1, 1, 1, 0 } },
+    /* rows: FT LD ST B -> Load Store Branch Other, atomic returning a value, atomic returning
+     * none: collected? */
+    enum { NT = 6 };
+    const struct { int ft, ld, st, b; int c[NT]; } rows[] = {
+        { 0, -1, -1, -1, { 1, 1, 1, 1, 1, 1 } },
+        { 1, 0, 0, 0, { 0, 0, 0, 0, 0, 0 } },
+        { 1, 0, 0, 1, { 0, 0, 1, 0, 0, 0 } },
+        { 1, 0, 1, 0, { 0, 1, 0, 0, 1, 1 } },
+        { 1, 0, 1, 1, { 0, 1, 1, 0, 1, 1 } },
+        { 1, 1, 0, 0, { 1, 0, 0, 0, 1, 0 } },
+        { 1, 1, 0, 1, { 1, 0, 1, 0, 1, 0 } },
+        { 1, 1, 1, 0, { 1, 1, 0, 0, 1, 1 } },
+        { 1, 1, 1, 1, { 1, 1, 1, 0, 1, 1 } },
     };
     fx_start(f, FX_MEM_BASE, 128 * 1024, 256, false, 0);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -294,11 +298,16 @@ static void test_table4(void **state)
                 break;
             fx_wr(f, SPU_PMSFCR_EL1, (uint64_t)rows[i].ft << 1 | (uint64_t)ld << 17 |
                                          (uint64_t)st << 18 | (uint64_t)b << 16);
-            for (int t = 0; t < 4; t++) {
+            for (int t = 0; t < NT; t++) {
                 spu_op op = fx_op_other(0x2000);
                 if (t == 0) { op.op_class = SPE_CLASS_LDST; op.op_subclass = SPE_LDST_GP; }
                 if (t == 1) { op.op_class = SPE_CLASS_LDST; op.op_subclass = SPE_LDST_GP | SPE_LDST_ST; }
                 if (t == 2) { op.op_class = SPE_CLASS_BRANCH; }
+                if (t == 4) { op.op_class = SPE_CLASS_LDST; op.op_subclass = SPE_LDST_EXTENDED | SPE_LDST_AT; }
+                if (t == 5) {
+                    op.op_class = SPE_CLASS_LDST;
+                    op.op_subclass = SPE_LDST_EXTENDED | SPE_LDST_AT | SPE_LDST_ST;
+                }
                 spu_stats a, z;
                 spu_get_stats(f->spu, &a);
                 assert_int_equal(fx_sample(f, &op), SPU_OP_SAMPLED);

@@ -9,19 +9,20 @@
 
 #include "spu_timing_harness.h"
 
-/* Digests of the scenarios run by the unit before memory timing existed (commit e5b0eb6, built
- * with SPU_TIMING_GOLDEN: see tm_digest). */
+/* Digests of the scenarios run by the unit before memory timing existed (commit e5b0eb6, with
+ * its spu_psb_csync() completing the operations in flight first as seed 001 §3.6 requires, five
+ * lines at the top of that function; built with SPU_TIMING_GOLDEN: see tm_digest). */
 static const uint64_t golden[TM_NSCENS] = {
-    0x748bb854773959bfull, /* 0: written 2911 discarded 2 events 1 restarts 1 coll 79 */
+    0x7b363a0e28fe7580ull, /* 0: written 2911 discarded 2 events 1 restarts 1 coll 78 */
     0xb84bcfe826892db5ull, /* 1: written 2856 discarded 14 events 6 restarts 6 coll 80 */
-    0x4532c5be602893efull, /* 2: written 2986 discarded 5 events 2 restarts 2 coll 1 */
-    0x9c34a0b0090a7a36ull, /* 3: written 2861 discarded 10 events 5 restarts 5 coll 77 */
-    0x770a18e0b38ba367ull, /* 4: written 2886 discarded 5 events 4 restarts 4 coll 79 */
-    0xbdc734facff9c9b6ull, /* 5: written 2987 discarded 4 events 1 restarts 1 coll 0 */
-    0xd457bf874ca5d80aull, /* 6: written 2910 discarded 2 events 1 restarts 1 coll 74 */
+    0x6f1ae41ab7bb7eb5ull, /* 2: written 2986 discarded 5 events 2 restarts 2 coll 1 */
+    0x7cb65d951c54feb5ull, /* 3: written 2861 discarded 10 events 5 restarts 5 coll 77 */
+    0xb4e49427c7fb473cull, /* 4: written 2886 discarded 5 events 4 restarts 4 coll 79 */
+    0x768904c35d310b4cull, /* 5: written 2987 discarded 4 events 1 restarts 1 coll 0 */
+    0xea1151b7a261a724ull, /* 6: written 2910 discarded 2 events 1 restarts 1 coll 74 */
     0x9e9b63532c868fa8ull, /* 7: written 0 discarded 2912 events 0 restarts 0 coll 88 */
-    0x367fe8a2ed92b527ull, /* 8: written 2906 discarded 3 events 2 restarts 2 coll 88 */
-    0x90c6c766f495feaeull, /* 9: written 2714 discarded 34 events 26 restarts 26 coll 0 */
+    0xa65b1982d2d23fe9ull, /* 8: written 2906 discarded 3 events 2 restarts 2 coll 88 */
+    0x6acb9da2aa3f9424ull, /* 9: written 2714 discarded 34 events 26 restarts 26 coll 0 */
 };
 
 /* The digest plus every statistic, the new ones included. */
@@ -767,8 +768,12 @@ static void test_monotonic_latency(void **state)
             spu_stats st;
             spu_get_stats(p.spu, &st);
             bool events = st.management_events || prev.management_events;
+            /* The latency-0 run issues a PSB CSYNC every 500 samples (tm_play), which completes
+             * the operations then in flight and frees their slots early: its collisions are not
+             * comparable with the runs that have none. */
+            bool coll_cmp = !events && li >= 2;
             if (st.fifo_bytes_max < prev.fifo_bytes_max || st.writer_stall_cycles < prev.writer_stall_cycles ||
-                (!events && st.collisions < prev.collisions))
+                (coll_cmp && st.collisions < prev.collisions))
                 fail_msg("scenario %d latency %u: fifo_bytes_max %llu (was %llu), collisions %llu "
                          "(was %llu), stalls %llu (was %llu)", n, lats[li],
                          (unsigned long long)st.fifo_bytes_max, (unsigned long long)prev.fifo_bytes_max,

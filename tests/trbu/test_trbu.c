@@ -40,7 +40,8 @@ static void walk_table(const trbu_config *cfg)
         c.el = 3;
         trbu_set_pe_context(t, &c);
         if (ri.read_only) {
-            assert_int_equal(trbu_reg_write(t, ri.enc, ~0ull), ARMPROF_ERR_READONLY);
+            /* no MSR form: UNDEFINED */
+            assert_int_equal(trbu_reg_write(t, ri.enc, ~0ull), ARMPROF_ERR_UNDEFINED);
             continue;
         }
         /* every RES0 bit reads 0 after writing ones; every other bit holds a one */
@@ -166,7 +167,7 @@ static void test_access_checks(void **s)
     assert_int_equal(trbu_reg_read(t, TRBU_TRBIDR_EL1, &v), ARMPROF_ERR_UNDEFINED);
     c.el = 1; c.mdcr2_e2tb = 0; trbu_set_pe_context(t, &c);
     assert_int_equal(trbu_reg_read(t, TRBU_TRBIDR_EL1, &v), ARMPROF_OK);
-    assert_int_equal(trbu_reg_write(t, TRBU_TRBIDR_EL1, 0), ARMPROF_ERR_READONLY);
+    assert_int_equal(trbu_reg_write(t, TRBU_TRBIDR_EL1, 0), ARMPROF_ERR_UNDEFINED);
     assert_int_equal(trbu_reg_read(t, ARMPROF_SYSREG(3, 0, 9, 11, 5), &v), ARMPROF_ERR_NOREG);
     env_free(e);
     /* without FEAT_TRBE_EXC, TRBSR_EL2/EL3 are UNDEFINED even at EL3 */
@@ -177,6 +178,89 @@ static void test_access_checks(void **s)
     assert_int_equal(trbu_reg_read(e->t, TRBU_TRBSR_EL2, &v), ARMPROF_ERR_UNDEFINED);
     assert_int_equal(trbu_reg_write(e->t, TRBU_TRBSR_EL3, 0), ARMPROF_ERR_UNDEFINED);
     env_free(e);
+}
+
+/* trbu_reg_check() is what trbu_reg_read() / trbu_reg_write() return, with no effect: every
+ * register x contexts over EL0..EL3, MDCR_EL2.E2TB, MDCR_EL3.NSTB, every fine-grained trap bit
+ * with and without SCR_EL3.FGTEn, HCR_EL2.{E2H,NV,NV1,NV2} and TRFCR_ELx.EE (the TRBSR_EL1 /
+ * TRBSR_EL2 name and NV2 redirection), with and without FEAT_TRBE_EXC. */
+static void test_reg_check_is_the_access_outcome(void **s)
+{
+    (void)s;
+    int seen[ARMPROF_ERR__COUNT][2];
+    memset(seen, 0, sizeof seen);
+    for (int exc = 0; exc <= 1; exc++) {
+        trbu_config cfg;
+        trbu_config_default(&cfg);
+        cfg.feat_trbe_exc = exc;
+        env *e = env_new(&cfg);
+        trbu_t *t = e->t;
+        for (int k = 0; k < 20 * 16; k++) {
+            armprof_pe_ctx c;
+            armprof_pe_ctx_default(&c);
+            int v = k / 16, el = k % 4, x = (k / 4) % 4;
+            c.el = (uint8_t)el;
+            switch (v) {
+            case 0: break;
+            case 1: c.mdcr2_e2tb = (uint8_t)x; break;
+            case 2: c.mdcr3_nstb = (uint8_t)x; break;
+            case 3: c.scr_ns = false; c.mdcr3_nstb = (uint8_t)x; break;
+            case 4: c.scr_fgten = true; c.hdfgrtr_trb = (uint8_t)(1u << (x + (el & 1) * 3)); break;
+            case 5: c.scr_fgten = true; c.hdfgwtr_trb = (uint8_t)(1u << (x + (el & 1) * 3)); break;
+            case 6: c.scr_fgten = false; c.hdfgrtr_trb = c.hdfgwtr_trb = 0x7F; break;
+            case 7: c.have_el3 = false; c.hdfgrtr_trb = c.hdfgwtr_trb = (uint8_t)(0x11u << x); break;
+            case 8: c.hcr_e2h = true; c.trfcr_el2_ee = (uint8_t)x; break;
+            case 9: c.hcr_e2h = c.hcr_tge = true; c.trfcr_el2_ee = (uint8_t)x; break;
+            case 10: c.hcr_nv = true; c.hcr_nv1 = x & 1; c.hcr_nv2 = (x >> 1) & 1; break;
+            case 11: c.hcr_nv = c.hcr_nv2 = c.hcr_nv1 = true; c.trfcr_el1_ee = c.trfcr_el2_ee = (uint8_t)x; break;
+            case 12: c.hcr_nv = c.hcr_nv2 = true; c.trfcr_el1_ee = c.trfcr_el2_ee = (uint8_t)x; break;
+            case 13: c.have_el2 = false; c.mdcr2_e2tb = 0; break;
+            case 14: c.scr_ns = false; c.scr_eel2 = true; c.mdcr3_nstb = (uint8_t)x; c.mdcr2_e2tb = 0; break;
+            case 15: c.have_rme = true; c.mdcr3_nstbe = x & 1; c.scr_nse = (x >> 1) & 1; break;
+            case 16: c.mdcr2_e2tb = 0; c.scr_fgten = true; c.hdfgrtr_trb = 0x7F; break;
+            case 17: c.hcr_e2h = true; c.trfcr_el2_ee = 1; c.mdcr3_nstb = (uint8_t)x; break;
+            case 18: c.hcr_nv = c.hcr_nv2 = true; c.hcr_nv1 = false; c.hcr_e2h = x & 1; break;
+            default: c.self_hosted_trace_off = true; c.mdcr2_e2tb = (uint8_t)x; break;
+            }
+            assert_int_equal(trbu_set_pe_context(t, &c), ARMPROF_OK);
+            for (size_t i = 0; i <= trbu_reg_count(t); i++) {
+                uint32_t enc = ARMPROF_SYSREG(3, 0, 9, 11, 5); /* no such register */
+                if (i < trbu_reg_count(t)) {
+                    trbu_reg_info ri;
+                    assert_int_equal(trbu_reg_info_at(t, i, &ri), ARMPROF_OK);
+                    enc = ri.enc;
+                }
+                size_t len, len2;
+                assert_int_equal(trbu_save(t, NULL, 0, &len), ARMPROF_ERR_BUFSZ);
+                uint8_t *before = malloc(len), *after = malloc(len);
+                assert_int_equal(trbu_save(t, before, len, &len2), ARMPROF_OK);
+                armprof_err cr = trbu_reg_check(t, enc, false), cw = trbu_reg_check(t, enc, true);
+                assert_int_equal(trbu_save(t, after, len, &len2), ARMPROF_OK);
+                assert_memory_equal(before, after, len);
+                uint64_t val = 0, peek = 0;
+                armprof_err r = trbu_reg_read(t, enc, &val);
+                (void)trbu_reg_peek(t, enc, &peek);
+                armprof_err w = trbu_reg_write(t, enc, peek);
+                if (r != cr || w != cw)
+                    fail_msg("exc %d context %d, 0x%04x: check %s/%s, access %s/%s", exc, k, enc,
+                             armprof_strerror(cr), armprof_strerror(cw), armprof_strerror(r),
+                             armprof_strerror(w));
+                assert_int_equal(trbu_restore(t, before, len), ARMPROF_OK);
+                free(before);
+                free(after);
+                seen[cr][0]++;
+                seen[cw][1]++;
+            }
+        }
+        env_free(e);
+    }
+    const armprof_err kinds[] = { ARMPROF_OK, ARMPROF_ERR_UNDEFINED, ARMPROF_ERR_TRAP_EL2,
+                                  ARMPROF_ERR_TRAP_EL3, ARMPROF_ERR_NV2_MEM, ARMPROF_ERR_NOREG };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int w = 0; w <= 1; w++)
+            if (!seen[kinds[k]][w])
+                fail_msg("no %s %s in the walk", w ? "write" : "read", armprof_strerror(kinds[k]));
+    assert_int_equal(trbu_reg_check(NULL, TRBU_TRBLIMITR_EL1, false), ARMPROF_ERR_INVAL);
 }
 
 static void test_config_validate(void **s)
@@ -920,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_regtable_walk),
         cmocka_unit_test(test_trbidr_from_config),
         cmocka_unit_test(test_access_checks),
+        cmocka_unit_test(test_reg_check_is_the_access_outcome),
         cmocka_unit_test(test_config_validate),
         cmocka_unit_test(test_fill_mode_wrap_RMBSHC),
         cmocka_unit_test(test_wrap_mode_wrap),

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,23 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
     return 0;
 }
 
-/* Reads all of `f`. */
+/* Standard output flushed and closed: EXIT_USAGE (an I/O error, with a message) when anything
+ * written to it was lost, else `status`. */
+static int close_stdout(int status)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad)
+        return status;
+    fprintf(stderr, "armprof-decode: error writing standard output: %s\n", strerror(e ? e : EIO));
+    return EXIT_USAGE;
+}
+
+/* Reads all of `f`; NULL with errno set on a read error or out of memory. */
 static uint8_t *slurp(FILE *f, size_t *len)
 {
     size_t cap = 1 << 20, n = 0;
@@ -82,9 +99,13 @@ static uint8_t *slurp(FILE *f, size_t *len)
         }
     }
     if (p && ferror(f)) {
+        int e = errno;
         free(p);
+        errno = e ? e : EIO;
         return NULL;
     }
+    if (!p)
+        errno = ENOMEM;
     *len = n;
     return p;
 }
@@ -243,10 +264,11 @@ static int load_input(const char *arg, uint32_t pos, input *in)
         return EXIT_USAGE;
     }
     in->buf = slurp(f, &in->len);
+    int e = errno;
     if (f != stdin)
         fclose(f);
     if (!in->buf) {
-        fprintf(stderr, "armprof-decode: cannot read %s\n", in->path);
+        fprintf(stderr, "armprof-decode: cannot read %s: %s\n", in->path, strerror(e));
         return EXIT_USAGE;
     }
     return 0;
@@ -313,7 +335,7 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             popt.timer_hz = v;
             break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout); return close_stdout(0);
         default: usage(stderr); return EXIT_USAGE;
         }
     }
@@ -349,6 +371,8 @@ int main(int argc, char **argv)
         return status;
     }
 
+    /* Past a file-size limit (--to-perf-data) a write fails with EFBIG, said with the file. */
+    signal(SIGXFSZ, SIG_IGN);
     FILE *o = stdout;
     static char obuf_[1 << 16];
     setvbuf(o, obuf_, _IOFBF, sizeof obuf_);
@@ -392,5 +416,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nin; i++)
         free(ins[i].buf);
     free(ins);
-    return status;
+    return close_stdout(status);
 }

@@ -5,7 +5,13 @@
  * `perf record -a -e arm_spe//` writes it for several CPUs:
  *   perf_file_header (104 bytes: magic "PERFILE2", size, attr_size, attrs, data, event_types,
  *                     adds_features bitmap of 256 bits)
- *   attrs:  one perf_file_attr = perf_event_attr (PERF_ATTR_SIZE_VER7, 128 bytes) + ids section
+ *   attrs:  one perf_file_attr = perf_event_attr (PERF_ATTR_SIZE_VER7, 128 bytes) + ids section:
+ *           the arm_spe event as perf record's arm_spe_recording_options() leaves it:
+ *           sample_type with DATA_SRC (and PHYS_ADDR when the records hold physical addresses),
+ *           config with the format bits the unit ran with (ts_enable, pa_enable, ...), and
+ *           exclude_kernel for a unit that sampled EL0 only (perf -e arm_spe//u); WEIGHT and
+ *           ADDR too, which the samples perf synthesizes from the records carry: perf script
+ *           checks each -F field against the event's sample_type (evsel__check_attr())
  *   ids:    one u64 event id per CPU (buffer i has id i + 1)
  *   data:   PERF_RECORD_TIME_CONV (with a timer frequency: Timestamp ticks -> ns),
  *           PERF_RECORD_ID_INDEX (id -> mmap index, CPU),
@@ -16,7 +22,10 @@
  *           and PERF_RECORD_AUXTRACE (idx = buffer index, cpu) + the buffer (padded to 8),
  *           PERF_RECORD_FINISHED_ROUND
  *   feature section table (one perf_file_section per set bit, in bit order), then the features:
- *           HOSTNAME, OSRELEASE, VERSION, ARCH ("aarch64"), NRCPUS, CPUID (MIDR as "0x%016x")
+ *           HOSTNAME, OSRELEASE, VERSION, ARCH ("aarch64"), NRCPUS, CPUID (MIDR as "0x%016x").
+ *           No AUXTRACE index: with one, perf report 6.1 turns call chains on for AUX data
+ *           (report__setup_sample_type()) and, for an aarch64 file on a host without libunwind
+ *           for it, prints "unwind: target platform=arm64 is not supported" per mapping.
  * Everything is written little-endian, so the file reads the same on any host (perf byte-swaps
  * files whose magic is swapped). The event has PERF_SAMPLE_TIME, so perf decodes "timed": its
  * samples get tsc_to_perf_time(Timestamp packet) with TIME_CONV's mult/shift, and the queues of
@@ -26,6 +35,7 @@
 #include "perf_export.h"
 
 #include <errno.h>
+#include "armprof/spe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +64,16 @@ enum {
 #define PERF_SAMPLE_IP_         (1u << 0)
 #define PERF_SAMPLE_TID_        (1u << 1)
 #define PERF_SAMPLE_TIME_       (1u << 2)
+#define PERF_SAMPLE_ADDR_       (1u << 3)
 #define PERF_SAMPLE_CPU_        (1u << 7)
 #define PERF_SAMPLE_PERIOD_     (1u << 8)
+#define PERF_SAMPLE_WEIGHT_     (1u << 14)
+#define PERF_SAMPLE_DATA_SRC_   (1u << 15)
 #define PERF_SAMPLE_IDENTIFIER_ (1u << 16)
+#define PERF_SAMPLE_PHYS_ADDR_  (1u << 19)
 /* perf_event_attr flag bits */
 #define ATTR_DISABLED       (1ull << 0)
+#define ATTR_EXCLUDE_KERNEL (1ull << 5)
 #define ATTR_EXCLUDE_HV     (1ull << 6)
 #define ATTR_ENABLE_ON_EXEC (1ull << 12)
 #define ATTR_SAMPLE_ID_ALL  (1ull << 18)
@@ -181,6 +196,26 @@ uint64_t perf_export_ticks_to_ns(uint64_t ticks, const perf_time_conv *c)
     return c->zero + quot * c->mult + ((rem * c->mult) >> c->shift);
 }
 
+void perf_export_scan_bufs(const perf_export_buf *bufs, size_t n, perf_export_scan *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        spe_decode_opts dopt = { .lenient = true };
+        spe_decoder d;
+        spe_decoder_init(&d, bufs[i].data, bufs[i].len, &dopt);
+        spe_decoded r;
+        int st;
+        while ((st = spe_decoder_next(&d, &r)) != SPE_DEC_EOF) {
+            if (st != SPE_DEC_RECORD)
+                continue;
+            out->records++;
+            out->any_pa |= (r.rec.present & SPE_R_DATA_PA) != 0;
+            out->any_ts |= (r.rec.present & SPE_R_TIMESTAMP) != 0;
+            out->any_kernel_pc |= (r.rec.present & SPE_R_PC) && (r.rec.pc_el == 1 || r.rec.pc_el == 2);
+        }
+    }
+}
+
 int perf_export_write(const char *path, const uint8_t *buf, size_t len, const perf_export_opts *o,
                       char *err, size_t errlen)
 {
@@ -201,6 +236,10 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         o.mmaps = o_in->mmaps;
         o.n_mmaps = o_in->n_mmaps;
         o.extra_sample_type = o_in->extra_sample_type;
+        o.config = o_in->config;
+        o.config1 = o_in->config1;
+        o.config2 = o_in->config2;
+        o.user_only = o_in->user_only;
     }
     if (nbuf == 0 || nbuf > PERF_EXPORT_MAX_CPUS) {
         snprintf(err, errlen, "%s: %zu buffers given, 1 to %d supported", path, nbuf, PERF_EXPORT_MAX_CPUS);
@@ -220,6 +259,21 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         if (bufs[i].cpu > max_cpu)
             max_cpu = bufs[i].cpu;
     }
+    perf_export_scan sc;
+    perf_export_scan_bufs(bufs, nbuf, &sc);
+    uint64_t sample_type = PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_ADDR_ |
+                           PERF_SAMPLE_CPU_ | PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_WEIGHT_ | PERF_SAMPLE_DATA_SRC_ |
+                           PERF_SAMPLE_IDENTIFIER_ | o.extra_sample_type;
+    uint64_t config = o.config;
+    if (sc.any_pa) {
+        sample_type |= PERF_SAMPLE_PHYS_ADDR_;
+        config |= PERF_EXPORT_SPE_PA_ENABLE;
+    }
+    if (sc.any_ts)
+        config |= PERF_EXPORT_SPE_TS_ENABLE;
+    bool user_only = o.user_only > 0 || (o.user_only == 0 && !sc.any_kernel_pc);
+    uint64_t flags = ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL |
+                     (user_only ? ATTR_EXCLUDE_KERNEL : 0);
     obuf b = { 0 };
 
     /* perf_file_header, patched at the end */
@@ -230,13 +284,16 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
     size_t attrs_off = b.n;
     ob_u32(&b, o.pmu_type);                               /* type */
     ob_u32(&b, ATTR_SIZE);                                /* size */
-    ob_u64(&b, 0);                                        /* config */
+    ob_u64(&b, config);                                   /* config */
     ob_u64(&b, 1);                                        /* sample_period */
-    ob_u64(&b, PERF_SAMPLE_IP_ | PERF_SAMPLE_TID_ | PERF_SAMPLE_TIME_ | PERF_SAMPLE_CPU_ |
-                   PERF_SAMPLE_PERIOD_ | PERF_SAMPLE_IDENTIFIER_ | o.extra_sample_type);
+    ob_u64(&b, sample_type);
     ob_u64(&b, 0);                                        /* read_format */
-    ob_u64(&b, ATTR_DISABLED | ATTR_EXCLUDE_HV | ATTR_ENABLE_ON_EXEC | ATTR_SAMPLE_ID_ALL);
-    ob_zero(&b, ATTR_SIZE - 48);                          /* wakeup_events ... sig_data */
+    ob_u64(&b, flags);
+    ob_u32(&b, 0);                                        /* wakeup_events */
+    ob_u32(&b, 0);                                        /* bp_type */
+    ob_u64(&b, o.config1);                                /* config1: event_filter */
+    ob_u64(&b, o.config2);                                /* config2: min_latency */
+    ob_zero(&b, ATTR_SIZE - 72);                          /* branch_sample_type ... sig_data */
     size_t ids_sec = b.n;
     ob_u64(&b, 0);                                        /* ids.offset (patched) */
     ob_u64(&b, 8 * nbuf);                                 /* ids.size: one u64 per CPU */
@@ -415,10 +472,14 @@ int perf_export_write_cpus(const char *path, const perf_export_buf *bufs, size_t
         return -1;
     }
     int bad = fwrite(b.p, 1, b.n, f) != b.n;
-    bad |= fclose(f) != 0;
+    int e = bad ? errno : 0;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
     free(b.p);
     if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e ? e : EIO));
         return -1;
     }
     return 0;

@@ -31,10 +31,21 @@ typedef struct perf_export_opts {
                                TIME_CONV, perf shows time 0 */
     const perf_export_mmap *mmaps; /* PERF_RECORD_MMAP2 events of process `pid` (may be NULL) */
     size_t n_mmaps;
-    uint64_t extra_sample_type; /* more perf_event_attr.sample_type bits, as perf record sets them
-                               (e.g. PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, (1 << 3) | (1 << 15),
-                               which perf report --mem-mode looks for); 0: none */
+    uint64_t extra_sample_type; /* more perf_event_attr.sample_type bits; 0: none */
+    uint64_t config, config1, config2; /* more arm_spe format bits (PERF_EXPORT_SPE_*, event_filter
+                               in config1, min_latency in config2): how the unit was programmed */
+    int user_only;          /* 1: exclude_kernel (the unit sampled EL0 only, arm_spe//u); -1: not;
+                               0: from the records (set when no record has an EL1 or EL2 PC) */
 } perf_export_opts;
+
+/* The arm_spe PMU's format bits in perf_event_attr.config (Linux drivers/perf/arm_spe_pmu.c). */
+#define PERF_EXPORT_SPE_TS_ENABLE     (1ull << 0)   /* PMSCR_EL1.TS */
+#define PERF_EXPORT_SPE_PA_ENABLE     (1ull << 1)   /* PMSCR_EL1.PA */
+#define PERF_EXPORT_SPE_PCT_ENABLE    (1ull << 2)   /* PMSCR_EL1.PCT */
+#define PERF_EXPORT_SPE_JITTER        (1ull << 16)  /* PMSIRR_EL1.RND */
+#define PERF_EXPORT_SPE_BRANCH_FILTER (1ull << 32)  /* PMSFCR_EL1.B */
+#define PERF_EXPORT_SPE_LOAD_FILTER   (1ull << 33)  /* PMSFCR_EL1.LD */
+#define PERF_EXPORT_SPE_STORE_FILTER  (1ull << 34)  /* PMSFCR_EL1.ST */
 
 /* One CPU's Profiling Buffer contents. */
 typedef struct perf_export_buf {
@@ -44,6 +55,17 @@ typedef struct perf_export_buf {
     uint32_t tid;           /* thread whose trace this is (0: the process, opts.pid); a thread
                                other than pid gets its own PERF_RECORD_COMM in process pid */
 } perf_export_buf;
+
+/* What the records of the buffers hold, as perf_export_write_cpus() describes them. */
+typedef struct perf_export_scan {
+    uint64_t records;
+    int any_pa;             /* a Physical Address packet (data_pa): PERF_SAMPLE_PHYS_ADDR, pa_enable */
+    int any_ts;             /* a Timestamp packet: ts_enable */
+    int any_kernel_pc;      /* a PC at EL1 or EL2 */
+} perf_export_scan;
+
+/* Decodes the buffers (leniently) and says what their records hold. */
+void perf_export_scan_bufs(const perf_export_buf *bufs, size_t n, perf_export_scan *out);
 
 /* perf's tick -> ns conversion (struct perf_tsc_conversion subset). */
 typedef struct perf_time_conv {

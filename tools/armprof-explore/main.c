@@ -15,8 +15,21 @@ static volatile int stop_flag;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_flag = 1;
+    stop_flag = sig;
+}
+
+/* Standard output flushed and closed: -1 (with a message) when anything written to it was lost. */
+static int close_stdout(void)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        fprintf(stderr, "armprof-explore: error writing standard output: %s\n", strerror(e ? e : EIO));
+    return bad ? -1 : 0;
 }
 
 static void usage(FILE *f)
@@ -45,7 +58,10 @@ static void usage(FILE *f)
             "      --wait         with --slurm: wait for the array here (task counts from squeue on\n"
             "                     a terminal) and write the outputs instead of a merge job\n"
             "      --list-params  the parameters a sweep file can set or sweep, and the metrics\n"
-            "  -h, --help         this text\n");
+            "  -h, --help         this text\n"
+            "exit status: 0 done, 1 a point or an output failed (the file and the reason are said),\n"
+            "2 a bad option or sweep file, 130 / 143 interrupted by SIGINT / SIGTERM (run the same\n"
+            "command again to resume; docs/exit-status.md).\n");
 }
 
 static void list_params(void)
@@ -130,8 +146,8 @@ int main(int argc, char **argv)
         case O_WAIT: so.wait = true; break;
         case O_SLURM_TASK: slurm_task = optarg; break;
         case O_SLURM_MERGE: slurm_merge = true; break;
-        case O_LIST: list_params(); return 0;
-        case 'h': usage(stdout); return 0;
+        case O_LIST: list_params(); return close_stdout() ? 1 : 0;
+        case 'h': usage(stdout); return close_stdout() ? 1 : 0;
         default: usage(stderr); return 2;
         }
     }
@@ -181,6 +197,9 @@ int main(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* Past a file-size limit a write fails with EFBIG (said, with the file) instead of SIGXFSZ
+     * ending the process. */
+    signal(SIGXFSZ, SIG_IGN);
     ex_run_stats st;
     ro.merge_only = slurm_merge;
     so.sweep_path = argv[optind];
@@ -189,12 +208,16 @@ int main(int argc, char **argv)
                         : ex_sweep_run(&sw, &ro, &st, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "armprof-explore: %s\n", err);
-        return st.interrupted ? 130 : 1;
+        close_stdout();
+        return st.interrupted && stop_flag > 0 ? 128 + stop_flag : 1;
     }
     if (slurm && !so.wait)
-        return 0;
-    if (ro.progress)
+        return close_stdout() ? 1 : 0;
+    if (ro.progress) {
+        /* After the recommendation and the files (stdout, block-buffered in a log): the last line. */
+        fflush(stdout);
         fprintf(stderr, "armprof-explore: %zu points (%zu run, %zu resumed) in %.2f s\n", st.points, st.ran,
                 st.resumed, st.wall_seconds);
-    return 0;
+    }
+    return close_stdout() ? 1 : 0;
 }

@@ -2,17 +2,19 @@
 /* plugin.c: armprof-qemu, a QEMU 7.2 TCG plugin that profiles a qemu-user AArch64 program with one SPU and PMU per guest vCPU. */
 /*
  * How instructions reach the SPU (docs/qemu.md):
- *  - Each translated block (TB) gets one execution callback. A vCPU keeps `until`, the number of
- *    operations the SPU can skip before its next sample (spu_ops_until_sample()); a block that
- *    ends before the sample point only subtracts its length, so unsampled instructions cost one
- *    callback per block and no call into the SPU. The count is handed over with spu_skip() (O(1))
- *    when the sample point arrives.
+ *  - Each translated block (TB) gets one execution callback. A vCPU counts the instructions it
+ *    has executed and knows the index of the next sample point (spu_ops_until_sample()); a block
+ *    that ends before it costs an add and a compare, and no call into the SPU. The instructions
+ *    before the sample point are handed over with spu_skip() (O(1)) when it arrives.
  *  - The block that holds the sample point "arms" that instruction. Its memory callback (QEMU calls
  *    it after the access) supplies the data VA, size and direction; the next block's start PC is
  *    the instruction's next PC, which says whether a conditional branch was taken and where an
- *    indirect branch went. Then the operation is described and spu_retire()d.
- *  - Every memory access goes through the cache and TLB model, and every block ending in a branch
- *    trains the branch predictor, so their state is warm when a sample is taken.
+ *    indirect branch went. Then the operation is described (insn_op.c) and spu_retire()d.
+ *  - Every memory access goes through the core model (memsys.h: caches, TLB, MSHRs, bandwidth,
+ *    the registers a load in flight will write), and every block ending in a branch trains the
+ *    branch predictor, so their state is warm when a sample is taken. The model's stall cycles
+ *    are the PE's time beyond instructions x cpi: they reach the SPU's clock (timestamps) and the
+ *    PMU's CPU_CYCLES.
  * The SPU is programmed and serviced as Linux's arm_spe_pmu does for `perf record -e arm_spe//u`
  * on a user-space process: EL1 writes the registers, the program runs at EL0, PMBIRQ is handled
  * at EL1 (PSB CSYNC, read PMBSR_EL1, copy the buffer out, restart it).
@@ -34,6 +36,7 @@
 #include "armprof/pmu.h"
 #include "armprof/spu.h"
 #include "guest_maps.h"
+#include "insn_op.h"
 #include "memsys.h"
 #include "perf_export.h"
 #include "qemu_plugin_api.h"
@@ -132,7 +135,8 @@ static int parse_filter(const char *v)
 static const char *const usage_keys =
     "interval, rnd, ts, cx, pct, filter, event_filter, min_latency, buffer, cpi, cache, stats, out, "
     "line, l1d, l1d_ways, l1d_lat, l2, l2_ways, l2_lat, llc, llc_ways, llc_lat, dram_lat, tlb, tlb_ways, "
-    "tlb_lat, walk_lat, bp_entries, mispredict_lat, fifo, inflight, trace, trace_ops";
+    "tlb_lat, walk_lat, bp_entries, mispredict_lat, mshrs, l2_bw, llc_bw, dram_bw, fifo, inflight, trace, "
+    "trace_ops";
 
 /* One key=value argument. 0, or -1 after an error message that names the option. */
 static int parse_arg(const char *arg)
@@ -159,6 +163,7 @@ static int parse_arg(const char *arg)
         { "llc_lat", &m->llc_lat }, { "dram_lat", &m->dram_lat }, { "tlb", &m->tlb_entries },
         { "tlb_ways", &m->tlb_ways }, { "tlb_lat", &m->tlb_lat }, { "walk_lat", &m->walk_lat },
         { "bp_entries", &m->bp_entries }, { "mispredict_lat", &m->mispredict_lat },
+        { "mshrs", &m->mshrs }, { "l2_bw", &m->l2_bw }, { "llc_bw", &m->llc_bw }, { "dram_bw", &m->dram_bw },
         { "fifo", &opt.spu.fifo_bytes }, { "inflight", &opt.spu.max_inflight },
     };
     for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
@@ -216,59 +221,65 @@ static int parse_arg(const char *arg)
 /* ----- Translation-time descriptions --------------------------------------------------------- */
 
 typedef struct insn_desc {
-    uint64_t pc;
-    a64_branch br;
+    insn_static s;              /* pc, branch and load/store decode */
     uint32_t idx;               /* position in its block */
+    uint8_t addr_reg[2];        /* registers the address depends on, for the core model:
+                                   MEMSYS_REG_NONE where no load in flight can have written them */
+    uint8_t dst_reg[2];         /* GPRs a load writes (MEMSYS_DST_NONE) */
 } insn_desc;
+
+/* How the final instruction of a block leaves it (for the branch predictor). */
+enum { TB_BR_NONE = 0, TB_BR_COND, TB_BR_INDIRECT };
 
 typedef struct tb_desc {
     struct tb_desc *next_alloc; /* every description, for freeing at exit */
     uint64_t pc;
     uint32_t n;
-    bool ends_in_branch;
+    uint8_t br;                 /* TB_BR_*: how its final instruction trains the predictor */
+    uint32_t bp_index;          /* that instruction's predictor entry */
+    uint64_t fall;              /* the PC after the final instruction */
+    uint32_t regs_written;      /* GPRs the block leaves holding values no load wrote */
     insn_desc insn[];
 } tb_desc;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tb_desc *all_tbs;
+/* The "previous block" of a vCPU's first block. */
+static const tb_desc no_tb;
 
 /* ----- Per-vCPU state ------------------------------------------------------------------------- */
-
-/* What the memory callbacks saw of one instruction's execution (its first access). */
-typedef struct mem_obs {
-    bool valid, store;
-    uint8_t size;
-    uint64_t va;
-    memsys_access acc;
-} mem_obs;
 
 /* TCG's most instructions in one block (TCG_MAX_INSNS). */
 #define MAX_TB_INSNS 512
 
 typedef struct vcpu {
+    /* read on every block and access */
+    const tb_desc *prev;        /* the block that ran last */
+    uint64_t tb_base;           /* instructions executed before the current block */
+    uint64_t insns;             /* instructions executed, the current block included */
+    uint64_t next_sample;       /* index of the instruction at the next sample point
+                                   (UINT64_MAX: none) */
+    bool slow;                  /* work at the next block boundary: a sample point is armed, the
+                                   trace is on, or the thread id is not known yet */
+    bool slow_mem;              /* accesses take the full path: armed, trace, cache=off, done */
+    bool done;
+    memsys ms;
+    /* sampling */
     unsigned index;             /* QEMU's vcpu_index */
     unsigned serial;            /* CPU number in perf.data and the file names (creation order) */
     uint32_t tid;               /* the guest thread (host tid under qemu-user) */
-    bool done;
     spu_t *spu;
     pmu_t *pmu;
-    memsys ms;
     armprof_pe_ctx ctx;
-    /* sampling */
-    uint64_t until;             /* operations to count before the next sample point */
-    uint64_t pending;           /* counted, not yet reported to the SPU */
-    uint64_t insns;             /* instructions executed */
     uint64_t reported;          /* instructions the SPU and PMU have been told about */
-    const tb_desc *prev;
+    uint64_t cycles;            /* PE cycles the SPU and PMU have been advanced by */
     const insn_desc *armed;     /* the instruction at the sample point, in the current block */
     const tb_desc *armed_tb;
-    mem_obs armed_mem;
-    bool armed_mispred;
+    insn_access armed_mem;
     /* operation trace (docs/trace-format.md) */
     FILE *trace;
     uint64_t traced;            /* operations written */
-    bool prev_mispred;          /* the previous block's final branch was mispredicted */
-    mem_obs tobs[MAX_TB_INSNS]; /* per instruction of the current block, while tracing */
+    insn_access tobs[MAX_TB_INSNS]; /* per instruction of the current block, while tracing */
     uint64_t sampled_by_desc;   /* sample points that fell twice in one block (described statically) */
     /* buffer and its service */
     uint8_t *buf;
@@ -282,6 +293,12 @@ typedef struct vcpu {
 static vcpu *vcpus[MAX_VCPUS];
 static vcpu *finished[MAX_VCPUS];
 static unsigned n_finished, n_serial;
+
+static void set_slow(vcpu *v)
+{
+    v->slow = v->armed || v->trace || !v->tid || v->done;
+    v->slow_mem = v->armed || v->trace || !opt.cache || v->done;
+}
 
 static armprof_mem_result buf_write(void *user, uint64_t addr, const uint8_t *data, uint32_t len,
                                     const armprof_regime *rg)
@@ -363,150 +380,100 @@ static void service(vcpu *v)
     at_el(v, 0);
 }
 
-/* The counted instructions and the time they took reach the SPU and the PMU. */
-static void sync_units(vcpu *v)
+/* The SPU's and PMU's clock moves to the PE cycle of instruction `insn`: instructions x cpi
+ * plus the stall cycles the core model has counted. */
+static void advance_time(vcpu *v, uint64_t insn)
 {
-    if (v->pending) {
-        uint64_t k = spu_skip(v->spu, v->pending);
-        (void)k;
-        v->pending = 0;
-    }
-    uint64_t n = v->insns - v->reported;
-    v->reported = v->insns;
-    if (n) {
-        pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, n);
-        spu_advance(v->spu, n * opt.cpi);
-        pmu_advance(v->pmu, n * opt.cpi);
+    uint64_t cyc = insn * opt.cpi + memsys_stall(&v->ms);
+    if (cyc > v->cycles) {
+        spu_advance(v->spu, cyc - v->cycles);
+        pmu_advance(v->pmu, cyc - v->cycles);
+        v->cycles = cyc;
     }
     if (v->irq)
         service(v);
 }
 
-static uint16_t data_source(memsys_level l)
+/* The instructions before index `insn` that the SPU has not heard of are unsampled operations
+ * (spu_skip(), O(1)); they count as INST_RETIRED, and time moves to `insn`. */
+static void report_until(vcpu *v, uint64_t insn)
 {
-    /* Neoverse data source encodings, as Linux perf decodes them for Neoverse N1 (the MIDR in
-     * perf.data): L1D 0x0, L2 0x8, system-level cache 0xb, DRAM 0xe. */
-    static const uint16_t enc[] = { 0x0, 0x8, 0xb, 0xe };
-    return enc[l];
-}
-
-/* The SPU operation for instruction d. `m` is what its memory callback saw (NULL or not valid:
- * none); `next_pc` is where execution went after it when `known`, then a conditional branch's
- * direction and an indirect branch's target come from it; `mispred` from the predictor. */
-static void describe(const insn_desc *d, const mem_obs *m, uint64_t next_pc, bool known, bool mispred,
-                     spu_op *op)
-{
-    memset(op, 0, sizeof *op);
-    op->pc = d->pc;
-    op->issue_lat = 1;
-    op->total_lat = opt.cpi;
-    op->events = 1ull << SPE_EV_RETIRED;
-    if (m && m->valid) {
-        const memsys_access *a = &m->acc;
-        op->op_class = SPE_CLASS_LDST;
-        op->op_subclass = (uint8_t)(SPE_LDST_GP | (m->store ? SPE_LDST_ST : 0));
-        op->flags |= SPU_OP_HAS_VA | SPU_OP_HAS_XLAT | SPU_OP_HAS_DSRC;
-        op->data_va = m->va;
-        op->xlat_lat = a->xlat_lat;
-        op->total_lat = a->total_lat;
-        op->data_source = data_source(a->level);
-        op->events |= 1ull << SPE_EV_L1D_ACCESS | 1ull << SPE_EV_TLB_ACCESS;
-        if (a->level != MS_L1D)
-            op->events |= 1ull << SPE_EV_L1D_REFILL;
-        if (a->tlb_miss)
-            op->events |= 1ull << SPE_EV_TLB_WALK;
-        if (a->level >= MS_LLC)
-            op->events |= 1ull << SPE_EV_LLC_ACCESS;
-        if (a->level == MS_DRAM)
-            op->events |= 1ull << SPE_EV_LLC_MISS;
-    } else if (d->br.kind != A64_NOT_BRANCH) {
-        op->op_class = SPE_CLASS_BRANCH;
-        op->op_subclass = a64_branch_subclass(&d->br);
-        uint64_t fall = d->pc + 4;
-        bool taken = true;
-        if (known && d->br.conditional)
-            taken = next_pc != fall || d->br.target == fall;
-        if (d->br.conditional && !taken)
-            op->events |= 1ull << SPE_EV_NOT_TAKEN;
-        if (!d->br.indirect || known) {
-            op->flags |= SPU_OP_HAS_TARGET;
-            op->target = d->br.indirect ? next_pc : d->br.target;
-            op->target_el = 0;
-            op->target_ns = true;
-        }
-        if (mispred) {
-            op->events |= 1ull << SPE_EV_MISPREDICTED;
-            op->total_lat += opt.ms.mispredict_lat;
-        }
-    } else {
-        op->op_class = SPE_CLASS_OTHER;
+    if (insn > v->reported) {
+        spu_skip(v->spu, insn - v->reported);
+        pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, insn - v->reported);
+        v->reported = insn;
     }
+    advance_time(v, insn);
 }
 
-/* While tracing: the operations of block p, now that the next block (at next_pc) has started. */
-static void trace_block(vcpu *v, const tb_desc *p, uint64_t next_pc)
+static const insn_op_ctx *op_ctx(void)
+{
+    static insn_op_ctx c;
+    c = (insn_op_ctx){ .cpi = opt.cpi, .mispredict_lat = opt.ms.mispredict_lat, .target_el = 0, .target_ns = true };
+    return &c;
+}
+
+/* While tracing: the operations of block p, now that the next block (at next_pc) has started;
+ * `mispred`: its final branch was mispredicted. */
+static void trace_block(vcpu *v, const tb_desc *p, uint64_t next_pc, bool mispred)
 {
     for (uint32_t i = 0; i < p->n && v->traced < opt.trace_ops; i++) {
         bool last = i + 1 == p->n;
         spu_op op;
-        describe(&p->insn[i], &v->tobs[i], last ? next_pc : p->insn[i + 1].pc, true, last && v->prev_mispred, &op);
+        insn_op_describe(&p->insn[i].s, &v->tobs[i], last ? next_pc : p->insn[i + 1].s.pc, true, last && mispred,
+                         op_ctx(), &op);
         if (wl_trace_write_op(v->trace, &op))
             say("vCPU %u: cannot write the trace", v->index);
         v->traced++;
     }
-    memset(v->tobs, 0, p->n * sizeof(mem_obs));
+    memset(v->tobs, 0, p->n * sizeof(insn_access));
     if (v->traced >= opt.trace_ops) {
         fclose(v->trace);
         v->trace = NULL;
     }
 }
 
-/* The armed instruction completed; next_pc is where execution went after its block. */
-static void retire_armed(vcpu *v, uint64_t next_pc)
+/* The armed instruction completed; next_pc is where execution went after its block, mispred
+ * whether its block's final branch was mispredicted. */
+static void retire_armed(vcpu *v, uint64_t next_pc, bool mispred)
 {
     const insn_desc *d = v->armed;
     const tb_desc *tb = v->armed_tb;
+    uint64_t base = v->tb_base;               /* the armed block is still the current one */
     spu_op op;
-    /* next PC of the sampled instruction: the next block's start if it ends its block */
     bool last = d->idx + 1 == tb->n;
-    describe(d, &v->armed_mem, last ? next_pc : tb->insn[d->idx + 1].pc, true, last && v->armed_mispred, &op);
+    insn_op_describe(&d->s, &v->armed_mem, last ? next_pc : tb->insn[d->idx + 1].s.pc, true, last && mispred,
+                     op_ctx(), &op);
     v->armed = NULL;
     v->armed_mem.valid = false;
-    v->armed_mispred = false;
-    /* Report the instructions before the sample point and their time, then the sampled one. */
-    uint64_t rest = tb->n - d->idx - 1;       /* after it in its block: already in v->insns */
-    v->insns -= rest + 1;
-    sync_units(v);
+    /* The instructions before the sample point and their time, then the sampled one. */
+    report_until(v, v->next_sample);
     spu_retire(v->spu, &op);
     pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, 1);
-    spu_advance(v->spu, opt.cpi);
-    pmu_advance(v->pmu, opt.cpi);
-    v->insns += rest + 1;
-    v->reported += 1;
+    v->reported++;
     uint64_t k = spu_ops_until_sample(v->spu);
-    uint32_t i = d->idx + 1;
     /* Another sample point inside the same block execution (interval < block length): it is
      * described from its encoding alone (no data address). */
-    while (k != UINT64_MAX && rest > k) {
-        spu_skip(v->spu, k);
-        i += (uint32_t)k;
-        rest -= k + 1;
-        describe(&tb->insn[i], NULL, 0, false, false, &op);
+    while (k != UINT64_MAX && v->reported + k < v->insns) {
+        report_until(v, v->reported + k);
+        insn_op_describe(&tb->insn[v->reported - base].s, NULL, 0, false, false, op_ctx(), &op);
         spu_retire(v->spu, &op);
+        pmu_count_event(v->pmu, PMU_EV_INST_RETIRED, 1);
+        v->reported++;
         v->sampled_by_desc++;
-        i++;
         k = spu_ops_until_sample(v->spu);
     }
-    v->pending = k == UINT64_MAX ? 0 : rest;
-    v->until = k == UINT64_MAX ? UINT64_MAX : k - rest;
+    v->next_sample = k == UINT64_MAX ? UINT64_MAX : v->reported + k;
+    set_slow(v);
 }
 
-static void tb_exec(unsigned int idx, void *udata)
+/* The rare work at a block boundary: the thread's id on its first block, the armed sample's
+ * retirement, the trace of the block that ended (p; mispred: its final branch). False when the
+ * vCPU's profile is finished (nothing more is counted). */
+static bool block_boundary(vcpu *v, const tb_desc *p, const tb_desc *tb, bool mispred)
 {
-    const tb_desc *tb = udata;
-    vcpu *v = vcpus[idx];
-    if (!v || v->done)
-        return;
+    if (v->done)
+        return false;
     if (!v->tid) {
         /* the first block this vCPU runs runs on its own thread: the guest thread's tid, which
          * Linux (CONFIG_PID_IN_CONTEXTIDR) keeps in CONTEXTIDR_EL1 for the CX packets */
@@ -514,60 +481,97 @@ static void tb_exec(unsigned int idx, void *udata)
         v->ctx.contextidr_el1 = v->tid;
         spu_set_pe_context(v->spu, &v->ctx);
     }
-    const tb_desc *p = v->prev;
-    if (p) {
-        v->prev_mispred = false;
-        if (p->ends_in_branch) {
-            const insn_desc *b = &p->insn[p->n - 1];
-            bool wrong;
-            if (b->br.conditional)
-                wrong = memsys_branch_cond(&v->ms, b->pc, tb->pc != b->pc + 4);
-            else if (b->br.indirect)
-                wrong = memsys_branch_indirect(&v->ms, b->pc, tb->pc);
-            else
-                wrong = false;
-            if (v->armed == b)
-                v->armed_mispred = wrong;
-            v->prev_mispred = wrong;
-        }
-        if (v->armed)
-            retire_armed(v, tb->pc);
-        if (v->trace)
-            trace_block(v, p, tb->pc);
-    }
-    v->prev = tb;
+    if (v->armed)
+        retire_armed(v, tb->pc, mispred);
+    if (v->trace && p != &no_tb)
+        trace_block(v, p, tb->pc, mispred);
+    set_slow(v);
+    return true;
+}
+
+/* The sample point is in block tb, which has just started: arm that instruction. */
+static __attribute__((noinline)) void arm_sample(vcpu *v, const tb_desc *tb)
+{
+    v->armed = &tb->insn[v->next_sample - v->tb_base];
+    v->armed_tb = tb;
+    v->armed_mem.valid = false;
+    set_slow(v);
+}
+
+/* Block tb starts after the boundary work (the rare path of tb_exec()). */
+static __attribute__((noinline)) void tb_exec_slow(vcpu *v, const tb_desc *p, const tb_desc *tb, bool wrong)
+{
+    if (!block_boundary(v, p, tb, wrong))
+        return;
+    v->tb_base = v->insns;
     v->insns += tb->n;
-    if (tb->n <= v->until) {
-        v->until -= tb->n;                     /* the fast path: no sample point in this block */
-        v->pending += tb->n;
+    if (v->insns > v->next_sample)
+        arm_sample(v, tb);
+}
+
+/* Every block: trains the predictor with the previous block's final branch, counts the block's
+ * instructions and arms the sample point when it lies in this block. The rare work goes to
+ * tail calls, so this path saves no registers. */
+static void tb_exec(unsigned int idx, void *udata)
+{
+    const tb_desc *tb = udata;
+    vcpu *v = vcpus[idx];
+    const tb_desc *p = v->prev;
+    v->prev = tb;
+    /* The previous block's final branch resolved: this block's start is where it went. */
+    bool wrong = false;
+    if (p->br == TB_BR_COND)
+        wrong = memsys_branch_cond_at(&v->ms, p->bp_index, tb->pc != p->fall);
+    else if (p->br == TB_BR_INDIRECT)
+        wrong = memsys_branch_indirect_at(&v->ms, p->bp_index, tb->pc);
+    if (p->regs_written & v->ms.reg_live)
+        memsys_regs_written(&v->ms, p->regs_written);
+    if (v->slow) {
+        tb_exec_slow(v, p, tb, wrong);
         return;
     }
-    uint32_t i = (uint32_t)v->until;
-    v->pending += i;
-    v->until = 0;
-    v->armed = &tb->insn[i];
-    v->armed_tb = tb;
+    v->tb_base = v->insns;
+    v->insns += tb->n;
+    if (v->insns > v->next_sample)
+        arm_sample(v, tb);
+}
+
+static __attribute__((noinline)) void mem_access_full(vcpu *v, const insn_desc *d, qemu_plugin_meminfo_t info,
+                                                     uint64_t va)
+{
+    if (v->done)
+        return;
+    bool store = qemu_plugin_mem_is_store(info);
+    bool armed = d == v->armed && !v->armed_mem.valid;
+    if (!armed && !v->trace && !opt.cache)
+        return;                                 /* cache=off: only sampled accesses are modelled */
+    memsys_req q = { .va = va, .now = (v->tb_base + d->idx) * opt.cpi,
+                     .addr_reg = { d->addr_reg[0], d->addr_reg[1] }, .dst_reg = { d->dst_reg[0], d->dst_reg[1] } };
+    insn_access a = { .valid = true, .store = store, .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)),
+                      .va = va, .acc = memsys_access_data(&v->ms, &q) };
+    if (armed)
+        v->armed_mem = a;
+    if (v->trace && !v->tobs[d->idx].valid)
+        v->tobs[d->idx] = a;
 }
 
 static void mem_access(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
 {
+    const insn_desc *d = udata;
     vcpu *v = vcpus[idx];
-    if (!v || v->done)
+    if (v->slow_mem) {
+        mem_access_full(v, d, info, va);
         return;
-    if (udata == v->armed || v->trace) {
-        memsys_access a = memsys_access_data(&v->ms, va);
-        const insn_desc *d = udata;
-        mem_obs *m = v->trace ? &v->tobs[d->idx] : &v->armed_mem;
-        if (udata == v->armed && !v->armed_mem.valid)
-            v->armed_mem = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info),
-                                      .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)),
-                                      .va = va, .acc = a };
-        if (v->trace && !m->valid)
-            *m = (mem_obs){ .valid = true, .store = qemu_plugin_mem_is_store(info),
-                            .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)), .va = va, .acc = a };
-    } else if (opt.cache) {
-        memsys_access_data(&v->ms, va);
     }
+    (void)info;
+    memsys_req q = { .va = va, .now = (v->tb_base + d->idx) * opt.cpi,
+                     .addr_reg = { d->addr_reg[0], d->addr_reg[1] }, .dst_reg = { d->dst_reg[0], d->dst_reg[1] } };
+    memsys_access_quiet(&v->ms, &q);
+}
+
+static uint8_t reg_if_loaded(uint8_t r, uint32_t overwritten)
+{
+    return r == A64_REG_NONE || ((overwritten >> r) & 1) ? MEMSYS_REG_NONE : r;
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -579,18 +583,50 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         return;
     d->pc = qemu_plugin_tb_vaddr(tb);
     d->n = (uint32_t)n;
+    /* GPRs whose value at this point of the block was computed by an instruction other than a
+     * load (from other registers): a load in flight no longer delays an address made from them.
+     * An instruction that also reads its destination (ADD X0, X0, #8) keeps the dependency. */
+    uint32_t overwritten = 0;
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
         insn_desc *x = &d->insn[i];
-        x->pc = qemu_plugin_insn_vaddr(in);
+        x->s.pc = qemu_plugin_insn_vaddr(in);
         x->idx = (uint32_t)i;
         uint32_t op = 0;
         if (qemu_plugin_insn_size(in) == 4)
             memcpy(&op, qemu_plugin_insn_data(in), 4);   /* A64 is little-endian here */
-        x->br = a64_decode_branch(op, x->pc);
+        x->s.br = a64_decode_branch(op, x->s.pc);
+        x->s.mem = a64_decode_mem(op);
+        x->addr_reg[0] = x->addr_reg[1] = MEMSYS_REG_NONE;
+        x->dst_reg[0] = x->dst_reg[1] = MEMSYS_DST_NONE;
+        if (x->s.mem.is_mem) {
+            x->addr_reg[0] = reg_if_loaded(x->s.mem.rn, overwritten);
+            x->addr_reg[1] = reg_if_loaded(x->s.mem.rm, overwritten);
+            if (x->s.mem.load && x->s.mem.rt != A64_REG_NONE) {
+                x->dst_reg[0] = x->s.mem.rt;
+                overwritten &= ~(1u << x->s.mem.rt);
+            }
+            if (x->s.mem.load && x->s.mem.rt2 != A64_REG_NONE) {
+                x->dst_reg[1] = x->s.mem.rt2;
+                overwritten &= ~(1u << x->s.mem.rt2);
+            }
+        } else {
+            a64_write w = a64_decode_write(op);
+            if (w.rd != A64_REG_NONE && !w.reads_rd)
+                overwritten |= 1u << w.rd;
+        }
         qemu_plugin_register_vcpu_mem_cb(in, mem_access, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, x);
     }
-    d->ends_in_branch = n && d->insn[n - 1].br.kind != A64_NOT_BRANCH;
+    d->regs_written = overwritten;
+    if (n) {
+        const insn_desc *last = &d->insn[n - 1];
+        d->fall = last->s.pc + 4;
+        d->bp_index = (uint32_t)(last->s.pc >> 2) & (opt.ms.bp_entries - 1);
+        if (last->s.br.conditional)
+            d->br = TB_BR_COND;
+        else if (last->s.br.indirect)
+            d->br = TB_BR_INDIRECT;
+    }
     pthread_mutex_lock(&lock);
     d->next_alloc = all_tbs;
     all_tbs = d;
@@ -622,7 +658,8 @@ static void program(vcpu *v)
     wr(v, SPU_PMBSR_EL1, 0);
     wr(v, SPU_PMSCR_EL1, (opt.ts ? 1u << 5 : 0) | (opt.cx ? 1u << 3 : 0) | (opt.pct ? 1u << 6 : 0) | 1u /* E0SPE */);
     at_el(v, 0);
-    v->until = spu_ops_until_sample(v->spu);
+    uint64_t k = spu_ops_until_sample(v->spu);
+    v->next_sample = k == UINT64_MAX ? UINT64_MAX : v->reported + k;
 }
 
 static void vcpu_event(void *user, uint16_t event, uint64_t count);
@@ -683,7 +720,9 @@ static vcpu *vcpu_new(unsigned idx)
             exit(1);
         }
     }
+    v->prev = &no_tb;
     program(v);
+    set_slow(v);
     return v;
 }
 
@@ -701,13 +740,13 @@ static void vcpu_finish(vcpu *v)
     if (v->done)
         return;
     if (v->armed)
-        retire_armed(v, v->armed->pc + 4);
-    if (v->trace && v->prev)
-        trace_block(v, v->prev, v->prev->insn[v->prev->n - 1].pc + 4);
+        retire_armed(v, v->armed->s.pc + 4, false);
+    if (v->trace && v->prev != &no_tb)
+        trace_block(v, v->prev, v->prev->insn[v->prev->n - 1].s.pc + 4, false);
     if (v->trace)
         fclose(v->trace);
     v->trace = NULL;
-    sync_units(v);
+    report_until(v, v->insns);
     for (int guard = 0; guard < 64; guard++) {       /* let sampled operations complete */
         uint64_t c = spu_cycles_to_next_event(v->spu);
         if (c == UINT64_MAX)
@@ -728,6 +767,7 @@ static void vcpu_finish(vcpu *v)
         say("cannot write %s", v->path);
     v->out = NULL;
     v->done = true;
+    set_slow(v);
 }
 
 static void vcpu_init(qemu_plugin_id_t id, unsigned int idx)
@@ -832,12 +872,14 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
                     ", \"INST_RETIRED\": %" PRIu64 ", \"CPU_CYCLES\": %" PRIu64 "},\n"
                     "     \"memsys\": {\"accesses\": %" PRIu64 ", \"l1d_miss\": %" PRIu64 ", \"l2_miss\": %" PRIu64
                     ", \"llc_miss\": %" PRIu64 ", \"tlb_miss\": %" PRIu64 ", \"branches\": %" PRIu64
-                    ", \"mispredicts\": %" PRIu64 "}}%s\n",
+                    ", \"mispredicts\": %" PRIu64 ", \"stall_cycles\": %" PRIu64 ", \"mshr_stall\": %" PRIu64
+                    ", \"queue_cycles\": %" PRIu64 "}}%s\n",
                     v->index, v->serial, v->tid, v->path, v->insns, s->population, s->feed, s->collisions,
                     s->filtered_out, s->records_written, s->records_discarded, s->bytes_written, v->dumped,
                     v->irqs, v->serviced, v->fatal, v->sampled_by_desc, pmc[0], pmc[1], pmc[2], pmc[3], pmc[4],
                     pmc[5], v->ms.accesses, v->ms.l1_miss, v->ms.l2_miss, v->ms.llc_miss, v->ms.tlb_miss,
-                    v->ms.branches, v->ms.mispredicts, i + 1 < n ? "," : "");
+                    v->ms.branches, v->ms.mispredicts, v->ms.stall, v->ms.mshr_stall, v->ms.queue_cycles,
+                    i + 1 < n ? "," : "");
     }
     if (j) {
         fprintf(j, "  ],\n  \"insns\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"records_written\": %" PRIu64 "\n}\n",
@@ -871,11 +913,16 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
     const char *exe = qemu_plugin_path_to_binary();
     const char *base = exe ? strrchr(exe, '/') : NULL;
     base = base ? base + 1 : (exe ? exe : "guest");
+    /* The event as `perf record -e arm_spe/.../u` opens it for the options the unit ran with:
+     * EL0 only (exclude_kernel), jitter, type filters, event filter, minimum latency. */
     perf_export_opts po = { .pid = (uint32_t)getpid(), .comm = base, .timer_hz = 1000000000ull,
-                            .mmaps = maps, .n_mmaps = (size_t)nm,
-                            /* PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, as perf record sets them for
-                             * arm_spe: perf report --mem-mode requires them */
-                            .extra_sample_type = (1u << 3) | (1u << 15) };
+                            .mmaps = maps, .n_mmaps = (size_t)nm, .user_only = 1,
+                            .config = (opt.pct ? PERF_EXPORT_SPE_PCT_ENABLE : 0) |
+                                      (opt.rnd ? PERF_EXPORT_SPE_JITTER : 0) |
+                                      (opt.f_branch ? PERF_EXPORT_SPE_BRANCH_FILTER : 0) |
+                                      (opt.f_load ? PERF_EXPORT_SPE_LOAD_FILTER : 0) |
+                                      (opt.f_store ? PERF_EXPORT_SPE_STORE_FILTER : 0),
+                            .config1 = opt.evfilter, .config2 = opt.min_latency & 0xFFF };
     snprintf(path, sizeof path, "%s/perf.data", opt.out);
     if (nb && perf_export_write_cpus(path, bufs, nb, &po, err, sizeof err))
         say("%s", err);

@@ -121,6 +121,15 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin
                                       enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
                                       void *userdata);
 
+/* System emulation: the physical side of an access, valid only inside the memory callback
+ * (NULL under linux-user); the guest physical address of `vaddr`. */
+struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info, uint64_t vaddr);
+uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
+
+/* Unregisters every callback of the plugin, flushes the translated code once every vCPU is at a
+ * safe point, then calls cb (where the plugin may register callbacks again). */
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
+
 /* System calls of the guest (linux-user): arguments before, return value after. */
 typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num,
                                               uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,

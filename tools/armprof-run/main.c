@@ -1,18 +1,126 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* main.c: armprof-run, the C-level main job: a synthetic workload through the SPU into a flat memory. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fopencookie */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "armprof/pmu.h"
 #include "run_trbe.h"
 #include "spe_run.h"
+
+/* SIGINT / SIGTERM: the signal's number; -1: an output failed. Either ends the run as a
+ * complete one ends (spe_run_opts.stop). */
+static volatile sig_atomic_t g_stop;
+
+static void on_stop_signal(int sig)
+{
+    g_stop = sig;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART; /* a second signal ends the process at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* Past a file-size limit a write fails with EFBIG (said, with the file) instead of SIGXFSZ
+     * ending the process. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* An output file whose first write error is kept with its errno (stdio forgets it): the run
+ * stops there, and the message names the file and the reason. */
+typedef struct out_file {
+    FILE *f;
+    int fd;
+    int err;                    /* first errno of a write or the close; 0: none */
+    char path[4096];
+} out_file;
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+    out_file *o = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(o->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!o->err)
+                o->err = w < 0 ? errno : EIO;
+            g_stop = g_stop ? g_stop : -1;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static int out_close(void *cookie)
+{
+    out_file *o = cookie;
+    if (close(o->fd) != 0 && !o->err)
+        o->err = errno;
+    return o->err ? -1 : 0;
+}
+
+static int out_open(out_file *o, const char *dir, const char *name)
+{
+    memset(o, 0, sizeof(*o));
+    snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
+    o->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        fprintf(stderr, "armprof-run: cannot write %s: %s\n", o->path, strerror(errno));
+        return -1;
+    }
+    o->f = fopencookie(o, "w", (cookie_io_functions_t){ .write = out_write, .close = out_close });
+    if (!o->f) {
+        fprintf(stderr, "armprof-run: cannot write %s: %s\n", o->path, strerror(errno));
+        close(o->fd);
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes the file; -1 with the message when anything written to it was lost. */
+static int out_finish(out_file *o)
+{
+    if (!o->f)
+        return 0;
+    fclose(o->f);
+    o->f = NULL;
+    if (o->err) {
+        fprintf(stderr, "armprof-run: error writing %s: %s\n", o->path, strerror(o->err));
+        return -1;
+    }
+    return 0;
+}
+
+/* Standard output flushed and closed: -1 (with a message) when anything written to it was lost. */
+static int close_stdout(void)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        fprintf(stderr, "armprof-run: error writing standard output: %s\n", strerror(e ? e : EIO));
+    return bad ? -1 : 0;
+}
 
 static void usage(FILE *f)
 {
@@ -50,7 +158,11 @@ static void usage(FILE *f)
             "  --trbe-buffer N    trace buffer bytes for --trbe (default 65536)\n"
 
             "  --json             print the JSON summary instead of the readable one\n"
-            "  -h, --help         this text\n");
+            "  -h, --help         this text\n\n"
+            "SIGINT or SIGTERM ends the run as a complete one ends: the dumps hold whole records and\n"
+            "summary.json says \"interrupted\": true; the exit status is then 128 + the signal.\n"
+            "exit status: 0 done, 1 the run or an output failed (the file and the reason are said),\n"
+            "2 a bad option, 130 / 143 interrupted (docs/exit-status.md).\n");
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -257,7 +369,7 @@ static void print_human(const spe_run_opts *o, const spe_run_result *r, const ch
     printf("  PMBPTR_EL1          0x%016" PRIx64 "\n", r->pmbptr);
     printf("  PMBLIMITR_EL1       0x%016" PRIx64 "\n", r->pmblimitr);
     printf("  host time           %.3f s (%.1f M population ops/s)\n", r->host_seconds,
-           r->host_seconds > 0 ? (double)o->ops / r->host_seconds / 1e6 : 0.0);
+           r->host_seconds > 0 ? (double)s->population / r->host_seconds / 1e6 : 0.0);
     printf("  wrote %s/summary.json and %s/spe.bin (%" PRIu64 " bytes)\n", outdir, outdir, r->dumped_bytes);
 }
 
@@ -308,7 +420,8 @@ int main(int argc, char **argv)
     uint64_t v, repeat = 1;
     const char *trace_path = NULL;
     bool ops_set = false, repeat_set = false;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    opterr = 0; /* the messages below name the option without the program's path */
+    while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         switch (ch) {
         case O_OPS: if (parse_u64("--ops", optarg, 1, UINT64_MAX / 2, &o.ops)) return 2; ops_set = true; break;
         case O_TRACE: trace_path = optarg; break;
@@ -356,8 +469,13 @@ int main(int argc, char **argv)
         case O_TRBE: trbe = true; break;
         case O_TRBE_BYTES: if (parse_u64("--trbe-bytes", optarg, 1, 1ull << 40, &topt.bytes)) return 2; break;
         case O_TRBE_BUF: if (parse_u64("--trbe-buffer", optarg, 8192, 1ull << 32, &topt.buffer_bytes)) return 2; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return close_stdout() ? 1 : 0;
+        case ':':
+            fprintf(stderr, "armprof-run: %s needs a value (armprof-run --help)\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "armprof-run: unknown option '%s' (armprof-run --help lists them)\n", argv[optind - 1]);
+            return 2;
         }
     }
     if (optind < argc) {
@@ -397,14 +515,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "armprof-run: cannot create %s: %s\n", outdir, strerror(errno));
         return 1;
     }
+    /* A summary of an earlier run would otherwise stand beside dumps this run could not finish. */
     char path[4096];
-    snprintf(path, sizeof(path), "%s/spe.bin", outdir);
-    FILE *dumpf = fopen(path, "wb");
-    if (!dumpf) {
-        fprintf(stderr, "armprof-run: cannot write %s: %s\n", path, strerror(errno));
+    snprintf(path, sizeof(path), "%s/summary.json", outdir);
+    if (unlink(path) != 0 && errno != ENOENT) {
+        fprintf(stderr, "armprof-run: cannot replace %s: %s\n", path, strerror(errno));
         return 1;
     }
-    o.dump = dumpf;
+    catch_stop_signals();
+    static out_file dumpf, tracef;
+    if (out_open(&dumpf, outdir, "spe.bin"))
+        return 1;
+    o.dump = dumpf.f;
+    o.stop = &g_stop;
     pmu_t *pmu = open_pmu();
     if (pmu) {
         o.event_sink = pmu_event_sink;
@@ -413,48 +536,66 @@ int main(int argc, char **argv)
     }
     spe_run_result r;
     int rc = spe_run(&o, &r);
-    fclose(dumpf);
+    int io = out_finish(&dumpf);
     wl_trace_free(&trace);
     o.trace = NULL;
     if (rc) {
         fprintf(stderr, "armprof-run: %s (%s)\n", r.error_text, armprof_strerror(r.error));
         return 1;
     }
+    if (io)
+        return 1;
     cJSON *j = summary_json(&o, &r, pmu);
     pmu_close(pmu);
     run_trbe_result tr;
-    if (trbe) {
-        snprintf(path, sizeof(path), "%s/trbe.bin", outdir);
-        FILE *tf = fopen(path, "wb");
-        if (!tf) {
-            fprintf(stderr, "armprof-run: cannot write %s: %s\n", path, strerror(errno));
+    bool trbe_ran = false;
+    if (trbe && !g_stop) {
+        if (out_open(&tracef, outdir, "trbe.bin"))
             return 1;
-        }
-        topt.dump = tf;
+        topt.dump = tracef.f;
         topt.seed = o.wl.seed;
+        topt.stop = &g_stop;
         int trc = run_trbe(&topt, &tr);
-        fclose(tf);
+        io = out_finish(&tracef);
         if (trc) {
             fprintf(stderr, "armprof-run --trbe: %s (%s)\n", tr.error_text, armprof_strerror(tr.error));
             return 1;
         }
+        if (io)
+            return 1;
         trbe_json(j, &tr);
+        trbe_ran = true;
     }
+    /* A signal ended the run early: the counts are those at that point, the dumps hold what the
+     * buffers held then (whole records); with --trbe, a TRBE run not started is not in it. */
+    bool interrupted = g_stop > 0;
+    cJSON_AddBoolToObject(j, "interrupted", interrupted);
+    if (interrupted)
+        cJSON_AddNumberToObject(j, "signal", (double)g_stop);
     char *text = cJSON_Print(j);
-    snprintf(path, sizeof(path), "%s/summary.json", outdir);
     FILE *sf = fopen(path, "w");
-    if (!sf || fprintf(sf, "%s\n", text) < 0 || fclose(sf) != 0) {
-        fprintf(stderr, "armprof-run: cannot write %s\n", path);
+    int e = 0;
+    if (!sf || fprintf(sf, "%s\n", text) < 0)
+        e = errno ? errno : EIO;
+    if (sf && fclose(sf) != 0 && !e)
+        e = errno ? errno : EIO;
+    if (e) {
+        fprintf(stderr, "armprof-run: cannot write %s: %s\n", path, strerror(e));
         return 1;
     }
     if (json)
         printf("%s\n", text);
     else {
         print_human(&o, &r, outdir);
-        if (trbe)
+        if (trbe_ran)
             print_trbe(&tr, outdir);
+        if (interrupted)
+            printf("  interrupted by signal %d: the dumps hold the records collected until then%s\n", (int)g_stop,
+                   trbe && !trbe_ran ? " (the TRBE run did not start)" : "");
     }
     cJSON_free(text);
     cJSON_Delete(j);
-    return 0;
+    if (close_stdout())
+        return 1;
+    return interrupted ? 128 + (int)g_stop : 0;
 }

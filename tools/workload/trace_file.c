@@ -22,6 +22,25 @@ static int fail(char *why, size_t n, const char *fmt, ...)
     return -1;
 }
 
+/* `tok` for a message: bytes outside printable ASCII (and backslashes) as \xNN, at most about 40
+ * characters, so that a file that is not a trace puts no raw bytes on a terminal. */
+static const char *shown(const char *tok, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)tok; *p && k + 8 < cap; p++) {
+        if (k >= 40) {
+            k += (size_t)snprintf(buf + k, cap - k, "...");
+            break;
+        }
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+            buf[k++] = (char)*p;
+        else
+            k += (size_t)snprintf(buf + k, cap - k, "\\x%02x", *p);
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 /* The next whitespace-separated token of *p (up to a '#'), copied into tok; false at the end. */
 static bool next_token(const char **p, char *tok, size_t cap)
 {
@@ -47,10 +66,11 @@ static int number(const char *tok, const char *what, uint64_t max, uint64_t *out
     char *end = NULL;
     errno = 0;
     unsigned long long v = strtoull(tok, &end, 0);
+    char b[64];
     if (!*tok || *end || errno || tok[0] == '-' || tok[0] == '+')
-        return fail(why, n, "%s: not an unsigned number: '%s'", what, tok);
+        return fail(why, n, "%s: not an unsigned number: '%s'", what, shown(tok, b, sizeof b));
     if (v > max)
-        return fail(why, n, "%s: %s is larger than %llu", what, tok, (unsigned long long)max);
+        return fail(why, n, "%s: %s is larger than %llu", what, shown(tok, b, sizeof b), (unsigned long long)max);
     *out = v;
     return 0;
 }
@@ -59,7 +79,7 @@ static const char *const class_names[] = {"other", "ldst", "branch"};
 
 int wl_trace_parse_line(const char *line, spu_op *op, char *why, size_t whylen)
 {
-    char tok[128];
+    char tok[128], b[64];
     const char *p = line;
     if (!next_token(&p, tok, sizeof tok))
         return 0; /* blank or comment */
@@ -89,7 +109,7 @@ int wl_trace_parse_line(const char *line, spu_op *op, char *why, size_t whylen)
             for (c = 0; c < 3 && strcmp(tok, class_names[c]); c++)
                 ;
             if (c == 3)
-                return fail(why, whylen, "CLASS: unknown class '%s' (other, ldst or branch)", tok);
+                return fail(why, whylen, "CLASS: unknown class '%s' (other, ldst or branch)", shown(tok, b, sizeof b));
             op->op_class = (uint8_t)c;
             break;
         }
@@ -121,7 +141,7 @@ int wl_trace_parse_line(const char *line, spu_op *op, char *why, size_t whylen)
         }
         char *eq = strchr(tok, '=');
         if (!eq)
-            return fail(why, whylen, "'%s': expected key=value, exception or not_retired", tok);
+            return fail(why, whylen, "'%s': expected key=value, exception or not_retired", shown(tok, b, sizeof b));
         *eq = 0;
         const char *k = tok, *val = eq + 1;
         if (!strcmp(k, "va")) {
@@ -166,7 +186,8 @@ int wl_trace_parse_line(const char *line, spu_op *op, char *why, size_t whylen)
                 return -1;
             op->events = v;
         } else {
-            return fail(why, whylen, "unknown key '%s' (va, pa, pa_ns, xlat, src, target, target_el, target_ns, ev)", k);
+            return fail(why, whylen, "unknown key '%s' (va, pa, pa_ns, xlat, src, target, target_el, target_ns, ev)",
+                        shown(k, b, sizeof b));
         }
     }
     if (pa_ns >= 0 && !(op->flags & SPU_OP_HAS_PA))
@@ -222,7 +243,7 @@ int wl_trace_load(const char *path, wl_trace *t, char *err, size_t errlen)
         t->ops[t->count++] = op;
     }
     if (!rc && ferror(f))
-        rc = fail(err, errlen, "%s:%lu: read error", path, lineno + 1);
+        rc = fail(err, errlen, "%s:%lu: %s", path, lineno + 1, strerror(errno ? errno : EIO));
     if (!rc && !t->count)
         rc = fail(err, errlen, "%s: no operations in the file", path);
     free(line);
