@@ -183,7 +183,6 @@ bool outputs_equal(const CycleOut &r, const CycleOut &m, std::string *sig, uint6
 Stimulus::Stimulus(const Config &cfg, uint64_t seed) : cfg_(cfg)
 {
     prng_.state = seed ^ 0x5EED'0000'0000'0001ull;
-    due_.assign((size_t)std::max(cfg.lat_max, cfg.long_lat_max) + 2, 0);
 }
 
 bool Stimulus::chance(double p) { return p > 0.0 && ap_prng64_unit(&prng_) < p; }
@@ -248,13 +247,13 @@ void Stimulus::next(CycleIn &in)
         in.stall = true;
         busy_left_--;
     }
-    // PSB CSYNC writes every completed record before the cycle's operations retire (the model);
-    // the RTL flushes its FIFO at the edge and then takes the records that complete there. The
-    // two agree when no record waits for room and none completes at this edge, so only then.
-    // The draw happens every cycle so that the stimulus does not depend on the model.
-    if (chance(cfg_.psb_rate) && observed_ && !last_full_ && due_[cycle_ % due_.size()] == 0)
+    // PSB CSYNC completes the operations in flight and writes every record before the cycle's
+    // operations retire (the model); the RTL flushes its FIFO at the edge and leaves its slots to
+    // complete later (as the platform uses it). The two agree when no sampled operation is in
+    // flight, so only then. The draw happens every cycle so that the stimulus does not depend on
+    // the model.
+    if (chance(cfg_.psb_rate) && observed_ && last_inflight_ == 0)
         in.psb = true;
-    last_in_ = in;
     observed_ = false;
     cycle_++;
 }
@@ -264,14 +263,7 @@ void Stimulus::observe(const CycleOut &out)
     if (out.drained != last_drained_ && cfg_.accept_gap)
         busy_left_ = cfg_.accept_gap;
     last_drained_ = out.drained;
-    // The edge of cycle c = cycle_ - 1 is over: nothing more completes at it; each operation
-    // sampled in it (and not collided) completes at the edge of c + its latency.
-    const uint64_t c = cycle_ - 1;
-    due_[c % due_.size()] = 0;
-    for (unsigned i = 0; i < kLanes; i++)
-        if ((out.fire & ~out.coll) & (1u << i))
-            due_[(c + last_in_.lat[i]) % due_.size()]++;
-    last_full_ = out.full;
+    last_inflight_ = out.inflight;
     observed_ = true;
 }
 

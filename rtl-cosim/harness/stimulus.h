@@ -50,7 +50,7 @@ struct Config {
     uint32_t accept_gap = 0;         // after each cycle that moved bytes, ready low this many
                                      // cycles (a memory with one write outstanding, latency)
     double psb_rate = 0.0;           // per cycle: a PSB CSYNC (the model's spu_psb_csync(), the
-                                     // RTL's fifo_flush), when no record completes at that edge
+                                     // RTL's fifo_flush), when no sampled operation is in flight
     bool filter_lat = false;         // PMSFCR_EL1.FL with PMSLATFR_EL1.MINLAT = minlat
     uint32_t minlat = 0;
     uint8_t pmscr_extra = 0;         // PMSCR_EL1.{TS,PA,CX} bits (record lengths vary)
@@ -107,9 +107,8 @@ public:
     // Next cycle's inputs (lengths still zero: the model side fills them).
     void next(CycleIn &in);
     // The model's outputs of the cycle just given by next(): an accept_gap pattern follows the
-    // bytes that moved, and a PSB CSYNC waits for a cycle in which no sampled operation's record
-    // completes (call it after each model step; without it accept_gap and psb_rate have no
-    // effect).
+    // bytes that moved, and a PSB CSYNC waits for a cycle with no sampled operation in flight
+    // (call it after each model step; without it accept_gap and psb_rate have no effect).
     void observe(const CycleOut &out);
     static constexpr uint64_t kPcBase = 0x0000'0040'0000ull;
     uint64_t toggles() const { return toggles_; }
@@ -124,11 +123,9 @@ private:
     uint8_t el_ = 1;
     uint32_t stall_left_ = 0, busy_left_ = 0;
     uint64_t toggles_ = 0, last_drained_ = 0;
-    // For PSB CSYNC: the last cycle's latencies, whether a record waited for room at its edge,
-    // and how many sampled operations complete at each coming edge (a ring by cycle).
-    CycleIn last_in_;
-    bool observed_ = false, last_full_ = false;
-    std::vector<uint32_t> due_;
+    // For PSB CSYNC: the sampled operations in flight after the last observed cycle.
+    bool observed_ = false;
+    uint32_t last_inflight_ = 0;
 };
 
 // The C model side: model/spu driven through capi/armprof/spu.h, one spu_cycle() per cycle.

@@ -399,8 +399,7 @@ module spu_record_fifo #(
   `AP_COVER(c_stall_long, drain_valid && !drain_ready && stall_run_q == 8'hFF)  // >= 255 cycles
   `AP_COVER(c_stall_after_transfer, xfer_q && drain_valid && !drain_ready)      // memory busy
   `AP_COVER(c_ready_no_offer, !drain_valid && drain_ready && nrec_d != '0)     // a record arrives
-  `AP_COVER(c_flush_inflight, flush && qn_q != '0)                     // PSB CSYNC, op in flight
-  `AP_COVER(c_flush_records, flush && nrec_q != '0)                    // PSB CSYNC, records buffered
+  `AP_COVER(c_flush_records, flush && nrec_q != '0)                    // PSB CSYNC, records pending
 
 `ifdef FORMAL
   // ---- Induction strengthening (formal only): the descriptor ring holds the FIFO's bytes -------
