@@ -15,6 +15,7 @@ PKGS=(build-essential cmake pkg-config
       libsystemc-dev verilator libcmocka-dev zlib1g-dev
       libcjson-dev libfyaml-dev gnuplot-nox linux-perf
       clang libclang-rt-14-dev gtkwave
+      yosys lcov                                  # rtl-cosim: formal proofs (yosys sat), coverage HTML (genhtml)
       help2man abigail-tools dpkg-dev binutils    # packaging: man pages, ABI baseline, .deb
       lintian                                     # the .deb as Debian judges it (ctest -L install)
       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu

@@ -63,6 +63,8 @@ Config config_from_seed(uint64_t seed)
         c.stall_len_max = 200 + below(1800);
     c.ready_drop_rate = below(3) == 0 ? 0.0 : 0.02 * (1 + below(15));
     c.accept_gap = below(3) == 0 ? 0 : below(12);
+    // PSB CSYNC (drawn after the memory pattern, which keeps its earlier draws).
+    c.psb_rate = below(3) == 0 ? 0.0 : 0.0002 * (1 + below(10));
     return c;
 }
 
@@ -72,12 +74,12 @@ std::string config_describe(const Config &c)
     snprintf(b, sizeof(b),
              "ernd=%d next_op=%d rng_seed=0x%08x slots=%u fifo_bytes=%u drain=%u max_size=%u "
              "lanes=%u retire_rate=%.2f lat=%u..%u long=%.3f/%u toggle=%.4f icr=%.4f irr=%.4f "
-             "interval_max=%u stall=%.4f/%u ready_drop=%.3f accept_gap=%u filter_lat=%d minlat=%u "
-             "pmscr_extra=0x%02x",
+             "interval_max=%u stall=%.4f/%u ready_drop=%.3f accept_gap=%u psb=%.4f filter_lat=%d "
+             "minlat=%u pmscr_extra=0x%02x",
              c.ernd, c.next_op, c.rng_seed, c.slots, c.fifo_bytes, c.drain, c.max_size, c.lanes,
              c.retire_rate, c.lat_min, c.lat_max, c.long_lat_rate, c.long_lat_max, c.toggle_rate,
              c.icr_write_rate, c.irr_write_rate, c.interval_max, c.stall_rate, c.stall_len_max,
-             c.ready_drop_rate, c.accept_gap, c.filter_lat, c.minlat, c.pmscr_extra);
+             c.ready_drop_rate, c.accept_gap, c.psb_rate, c.filter_lat, c.minlat, c.pmscr_extra);
     return b;
 }
 
@@ -109,6 +111,7 @@ std::string config_set(Config &c, const std::string &key, const std::string &val
     else if (key == "stall_len_max") c.stall_len_max = u;
     else if (key == "ready_drop_rate") c.ready_drop_rate = d;
     else if (key == "accept_gap") c.accept_gap = u;
+    else if (key == "psb_rate") c.psb_rate = d;
     else if (key == "filter_lat") c.filter_lat = u != 0;
     else if (key == "minlat") c.minlat = u;
     else if (key == "pmscr_extra") c.pmscr_extra = (uint8_t)u;
@@ -120,8 +123,8 @@ std::string config_keys()
 {
     return "ernd next_op rng_seed slots fifo_bytes drain max_size lanes retire_rate lat_min "
            "lat_max long_lat_rate long_lat_max toggle_rate icr_write_rate irr_write_rate "
-           "interval_max stall_rate stall_len_max ready_drop_rate accept_gap filter_lat minlat "
-           "pmscr_extra";
+           "interval_max stall_rate stall_len_max ready_drop_rate accept_gap psb_rate filter_lat "
+           "minlat pmscr_extra";
 }
 
 std::string config_check(const Config &c)
@@ -140,8 +143,9 @@ std::string config_check(const Config &c)
         return "latencies must satisfy lat_min <= lat_max <= 65535 (RTL LAT_W)";
     if (c.max_size < 4 || c.max_size > 10)
         return "max_size must be 4 .. 10 (records of at most 1 KiB)";
-    if (c.stall_rate < 0 || c.stall_rate > 1 || c.ready_drop_rate < 0 || c.ready_drop_rate > 1)
-        return "stall_rate and ready_drop_rate are probabilities (0 .. 1)";
+    if (c.stall_rate < 0 || c.stall_rate > 1 || c.ready_drop_rate < 0 || c.ready_drop_rate > 1 ||
+        c.psb_rate < 0 || c.psb_rate > 1)
+        return "stall_rate, ready_drop_rate and psb_rate are probabilities (0 .. 1)";
     if (c.stall_rate > 0 && c.stall_len_max < 1)
         return "stall_len_max must be >= 1";
     if (c.minlat > 0xFFF)
@@ -243,6 +247,14 @@ void Stimulus::next(CycleIn &in)
         in.stall = true;
         busy_left_--;
     }
+    // PSB CSYNC completes the operations in flight and writes every record before the cycle's
+    // operations retire (the model); the RTL flushes its FIFO at the edge and leaves its slots to
+    // complete later (as the platform uses it). The two agree when no sampled operation is in
+    // flight, so only then. The draw happens every cycle so that the stimulus does not depend on
+    // the model.
+    if (chance(cfg_.psb_rate) && observed_ && last_inflight_ == 0)
+        in.psb = true;
+    observed_ = false;
     cycle_++;
 }
 
@@ -251,11 +263,15 @@ void Stimulus::observe(const CycleOut &out)
     if (out.drained != last_drained_ && cfg_.accept_gap)
         busy_left_ = cfg_.accept_gap;
     last_drained_ = out.drained;
+    last_inflight_ = out.inflight;
+    observed_ = true;
 }
 
 // ---------------------------------------------------------------------------------------------
 
-ModelSide::ModelSide(const Config &cfg, Perturb perturb) : cfg_(cfg), perturb_(perturb)
+static void make_op(spu_op &op, uint64_t index, uint16_t lat);
+
+ModelSide::ModelSide(const Config &cfg) : cfg_(cfg)
 {
     spu_config sc;
     spu_config_default(&sc);
@@ -276,6 +292,9 @@ ModelSide::ModelSide(const Config &cfg, Perturb perturb) : cfg_(cfg), perturb_(p
         return;
     }
     spu_set_record_hook(spu_, record_hook, this);
+    // step_lean()'s operations: one per lane, of the shape make_op() gives lane i's first op.
+    for (unsigned i = 0; i < kLanes; i++)
+        make_op(lean_ops_[i], i, 0);
     armprof_pe_ctx_default(&ctx_);
     spu_set_pe_context(spu_, &ctx_);
     pmscr_ = kPmscrE1spe | (cfg.pmscr_extra & kPmscrExtra);
@@ -378,38 +397,14 @@ bool ModelSide::apply_inputs(const CycleIn &in)
         ctx_.el = ctx_.el == 1 ? 2 : 1;
         spu_set_pe_context(spu_, &ctx_);
     }
+    if (in.psb)
+        spu_psb_csync(spu_);
     if (spu_profiling_enabled(spu_) != in.prof_en) {
         error_ = in.prof_en ? "the model has profiling disabled where the stimulus enabled it"
                             : "the model has profiling enabled where the stimulus disabled it";
         return false;
     }
     spu_set_drain_stall(spu_, in.stall);
-    return true;
-}
-
-bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
-{
-    if ((in.irr_we | in.icr_we | (in.toggle >= 0)) && !apply_inputs(in))
-        return false;
-    spu_set_drain_stall(spu_, in.stall);
-    // The host's side kept small: one prepared operation per lane, only PC and latencies
-    // change (building a whole spu_op per operation would measure the workload, not the model).
-    if (lean_ops_.empty()) {
-        lean_ops_.resize(kLanes);
-        for (unsigned i = 0; i < kLanes; i++)
-            make_op(lean_ops_[i], i, 0);
-    }
-    spu_op *opv = lean_ops_.data();
-    uint32_t n = 0;
-    for (unsigned i = 0; i < kLanes; i++)
-        if (in.valid & (1u << i)) {
-            spu_op &op = opv[n++];
-            op.pc = Stimulus::kPcBase + 4 * in.op[i];
-            op.total_lat = in.lat[i];
-            op.issue_lat = in.lat[i] / 2u;
-        }
-    spu_cycle(spu_, opv, n, nullptr);
-    spu_get_probe(spu_, &probe);
     return true;
 }
 
@@ -440,16 +435,6 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
     }
     spu_probe p;
     spu_get_probe(spu_, &p);
-    if (perturb_ == PERTURB_RELOAD_OFF_BY_ONE && p.count > before.count) {
-        // A deliberate model-side bug: every reload of COUNT lands one too high.
-        uint64_t icr;
-        spu_reg_peek(spu_, SPU_PMSICR_EL1, &icr);
-        icr = ap_field_set(icr, kIcrCount, ap_field_get(kIcrCount, icr) + 1);
-        if (!write(SPU_PMSICR_EL1, icr))
-            return false;
-        perturbed_++;
-        spu_get_probe(spu_, &p);
-    }
     spu_stats st;
     spu_get_stats(spu_, &st);
     out.full = st.fifo_full_cycles != last_full_cycles_;
@@ -465,6 +450,23 @@ bool ModelSide::step(const CycleIn &in, CycleOut &out)
     out.drained = p.drained;
     out.popped = st.records_written + st.records_discarded;
     return true;
+}
+
+CycleOut ModelSide::initial_outputs() const
+{
+    CycleOut out;
+    spu_probe p;
+    spu_get_probe(spu_, &p);
+    uint64_t irr = 0;
+    spu_reg_peek(spu_, SPU_PMSIRR_EL1, &irr);
+    out.count = p.count;
+    out.ecount = p.ecount;
+    out.rng = p.rng_state;
+    out.irr = (uint32_t)irr;
+    out.inflight = p.inflight;
+    out.level = p.fifo_level;
+    out.drained = p.drained;
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------

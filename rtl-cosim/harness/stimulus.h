@@ -3,6 +3,7 @@
 #ifndef ARMPROF_COSIM_STIMULUS_H
 #define ARMPROF_COSIM_STIMULUS_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +49,8 @@ struct Config {
     double ready_drop_rate = 0.0;    // per cycle: ready low for that cycle alone (random stalls)
     uint32_t accept_gap = 0;         // after each cycle that moved bytes, ready low this many
                                      // cycles (a memory with one write outstanding, latency)
+    double psb_rate = 0.0;           // per cycle: a PSB CSYNC (the model's spu_psb_csync(), the
+                                     // RTL's fifo_flush), when no sampled operation is in flight
     bool filter_lat = false;         // PMSFCR_EL1.FL with PMSLATFR_EL1.MINLAT = minlat
     uint32_t minlat = 0;
     uint8_t pmscr_extra = 0;         // PMSCR_EL1.{TS,PA,CX} bits (record lengths vary)
@@ -73,6 +76,8 @@ struct CycleIn {
     uint16_t len[kLanes] = {};       // its record length if sampled and kept (from the model)
     uint64_t op[kLanes] = {};        // operation index (its PC is kPcBase + 4 * index)
     bool stall = false;              // !drain_ready: memory accepts no bytes this cycle
+    bool psb = false;                // PSB CSYNC at the start of the cycle: every record in the
+                                     // FIFO is written (the RTL's FIFO is flushed at the edge)
 };
 
 // What one cycle produced: read after the clock edge on both sides.
@@ -102,7 +107,8 @@ public:
     // Next cycle's inputs (lengths still zero: the model side fills them).
     void next(CycleIn &in);
     // The model's outputs of the cycle just given by next(): an accept_gap pattern follows the
-    // bytes that moved (call it after each model step; without it accept_gap has no effect).
+    // bytes that moved, and a PSB CSYNC waits for a cycle with no sampled operation in flight
+    // (call it after each model step; without it accept_gap and psb_rate have no effect).
     void observe(const CycleOut &out);
     static constexpr uint64_t kPcBase = 0x0000'0040'0000ull;
     uint64_t toggles() const { return toggles_; }
@@ -117,18 +123,21 @@ private:
     uint8_t el_ = 1;
     uint32_t stall_left_ = 0, busy_left_ = 0;
     uint64_t toggles_ = 0, last_drained_ = 0;
+    // For PSB CSYNC: the sampled operations in flight after the last observed cycle.
+    bool observed_ = false;
+    uint32_t last_inflight_ = 0;
 };
 
 // The C model side: model/spu driven through capi/armprof/spu.h, one spu_cycle() per cycle.
 class ModelSide {
 public:
-    // RELOAD_OFF_BY_ONE perturbs the model. The drain ones perturb what the RTL sees (applied
-    // by the lockstep runner, cosim.cpp): DRAIN_EXTRA gives the RTL drain_ready high on the
-    // first not-ready cycle of each stall while it offers bytes (it drains one cycle when not
-    // ready); IGNORE_READY gives it drain_ready high always.
+    // Deliberately broken RTL (armprof-cosim --perturb; the RTL's spu_cosim_pkg::PERTURB_*,
+    // selected at run time with +armprof_perturb=N): RELOAD_OFF_BY_ONE, every reload of COUNT
+    // one too high; DRAIN_EXTRA, the FIFO drains on the first not-ready cycle of each stall;
+    // IGNORE_READY, it drains whether drain_ready is high or not. The model is never perturbed.
     enum Perturb { PERTURB_NONE = 0, PERTURB_RELOAD_OFF_BY_ONE = 1, PERTURB_DRAIN_EXTRA = 2,
                    PERTURB_IGNORE_READY = 3 };
-    explicit ModelSide(const Config &cfg, Perturb perturb = PERTURB_NONE);
+    explicit ModelSide(const Config &cfg);
     ~ModelSide();
     ModelSide(const ModelSide &) = delete;
     ModelSide &operator=(const ModelSide &) = delete;
@@ -139,14 +148,15 @@ public:
     // Returns false (with error()) when the model disagrees with the stimulus about enables.
     bool step(const CycleIn &in, CycleOut &out);
     // The same cycle for speed measurement: inputs applied, spu_cycle(), the probe read; no
-    // per-cycle statistics or comparison outputs.
-    bool step_lean(const CycleIn &in, spu_probe &probe);
+    // per-cycle statistics or comparison outputs (inline: bench-cosim times it).
+    inline bool step_lean(const CycleIn &in, spu_probe &probe);
     // Called for each record the model keeps: operation index and encoded length.
     typedef void (*LenFn)(void *user, uint64_t op, uint32_t len);
     void set_len_callback(LenFn fn, void *user) { len_fn_ = fn; len_user_ = user; }
     uint64_t collisions() const;
     uint64_t filtered() const;
-    uint64_t reloads_perturbed() const { return perturbed_; }
+    // The state before the first cycle (what the RTL holds out of reset), as a CycleOut.
+    CycleOut initial_outputs() const;
     spu_t *spu() { return spu_; }
 
 private:
@@ -154,17 +164,38 @@ private:
     bool write(uint32_t enc, uint64_t v);
     bool apply_inputs(const CycleIn &in);
     Config cfg_;
-    Perturb perturb_;
     spu_t *spu_ = nullptr;
     std::string error_;
     armprof_pe_ctx ctx_;
     uint64_t pmscr_ = 0, pmblimitr_ = 0;
     uint64_t last_full_cycles_ = 0;
-    uint64_t perturbed_ = 0;
     LenFn len_fn_ = nullptr;
     void *len_user_ = nullptr;
-    std::vector<spu_op> lean_ops_;
+    std::array<spu_op, kLanes> lean_ops_{};
 };
+
+inline bool ModelSide::step_lean(const CycleIn &in, spu_probe &probe)
+{
+    if ((in.irr_we | in.icr_we | (in.toggle >= 0) | in.psb) && !apply_inputs(in))
+        return false;
+    spu_set_drain_stall(spu_, in.stall);
+    // The host's side kept small: one prepared operation per lane, only PC and latencies
+    // change (building a whole spu_op per operation would measure the workload, not the model).
+    // The valid lanes are packed without a branch per lane: every lane writes the next free
+    // entry, which only a valid lane keeps (n counts them).
+    spu_op *opv = lean_ops_.data();
+    uint32_t n = 0;
+    for (unsigned i = 0; i < kLanes; i++) {
+        spu_op &op = opv[n];
+        op.pc = Stimulus::kPcBase + 4 * in.op[i];
+        op.total_lat = in.lat[i];
+        op.issue_lat = in.lat[i] / 2u;
+        n += (in.valid >> i) & 1u;
+    }
+    spu_cycle(spu_, opv, n, nullptr);
+    spu_get_probe(spu_, &probe);
+    return true;
+}
 
 // The C model run ahead of an RTL: yields each cycle's inputs with the record lengths filled
 // in (known when the sampled operation completes, up to the longest latency later) and the

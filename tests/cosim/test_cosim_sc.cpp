@@ -129,6 +129,7 @@ SC_MODULE(Bench) {
             lane_lat.write(lat);
             lane_len.write(len);
             drain_ready.write(!in.stall);
+            fifo_flush.write(in.psb); // PSB CSYNC: the model wrote its FIFO's records
             // The offer comes from registered state: stable from the last edge to the next.
             valid_diffs += drain_valid.read() != m.valid;
             valid_cycles += m.valid;

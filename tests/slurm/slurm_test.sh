@@ -104,14 +104,16 @@ cosim)
   C=$W/cosim
   rm -rf "$C"
   "$SRC/scripts/nightly-slurm.sh" "$BUILD" --seed 7 --seeds 2 --cycles 100000 --junit "$C/slurm.xml" \
-    --waves-dir "$C/waves" || fail "nightly-slurm.sh"
-  "$BUILD/bin/armprof-cosim" --seed 7 --seeds 2 --cycles 100000 --junit "$C/local.xml" --waves-dir "$C/waves" ||
-    fail "local armprof-cosim"
+    --waves-dir "$C/waves" --coverage "$C/cov-slurm" || fail "nightly-slurm.sh"
+  "$BUILD/bin/armprof-cosim" --seed 7 --seeds 2 --cycles 100000 --junit "$C/local.xml" --waves-dir "$C/waves" \
+    --coverage "$C/cov-local" || fail "local armprof-cosim"
   norm() { sed 's/time="[^"]*"/time="T"/g' "$1"; }
   diff <(norm "$C/local.xml") <(norm "$C/slurm.xml") || fail "merged JUnit differs from the local one"
-  [ "$(grep -c '<testcase ' "$C/slurm.xml")" -eq 2 ] || fail "expected 2 testcases"
+  [ "$(grep -c '<testcase ' "$C/slurm.xml")" -eq 3 ] || fail "expected 2 seed testcases and cover_points"
   grep -q 'name="seed_8"' "$C/slurm.xml" || fail "seed 8 missing"
-  echo "slurm cosim: 2 seeds as an array, merged JUnit identical to the local one but for times"
+  grep -q 'name="coverage.total.cover_points"' "$C/slurm.xml" || fail "coverage properties missing"
+  cmp "$C/cov-local/coverage.dat" "$C/cov-slurm/coverage.dat" || fail "merged coverage differs from the local one"
+  echo "slurm cosim: 2 seeds as an array, merged JUnit (coverage properties included) and coverage identical to the local ones but for times"
   ;;
 stop)
   [ -f "$ARMPROF_SLURM_DIR/slurm.conf" ] || fail "no cluster to stop in $ARMPROF_SLURM_DIR"
