@@ -19,9 +19,14 @@
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
 
-#ifndef ARMPROF_WAVES_DIR
-#define ARMPROF_WAVES_DIR "waves"
-#endif
+/* Where dumps go without --waves-dir: $ARMPROF_WAVES_DIR, else waves/ in the current folder (the
+ * project's own waves/ when run from the top of a checkout). No path of the build machine is
+ * compiled in, so an installed armprof-cosim writes where its user is. */
+static std::string default_waves_dir()
+{
+    const char *e = std::getenv("ARMPROF_WAVES_DIR");
+    return e && *e ? std::string(e) : std::string("waves");
+}
 
 namespace apcosim {
 
@@ -244,7 +249,7 @@ void mkdirs(const std::string &dir)
 
 std::string wave_path(const Options &o, const std::string &suffix, const char *ext)
 {
-    std::string dir = o.waves_dir.empty() ? std::string(ARMPROF_WAVES_DIR) : o.waves_dir;
+    std::string dir = o.waves_dir.empty() ? default_waves_dir() : o.waves_dir;
     mkdirs(dir);
     std::string name = o.run_name.empty() ? "cosim-seed" + std::to_string(o.seed) : o.run_name;
     return dir + "/" + name + suffix + ext;

@@ -28,7 +28,7 @@ struct Options {
     // Waveforms
     bool trace = false;              // dump the whole run to <waves_dir>/<run_name>.fst
     bool vcd = false;                // also convert the dump to .vcd (fst2vcd)
-    std::string waves_dir;           // default: ARMPROF_WAVES_DIR (the source tree's waves/)
+    std::string waves_dir;           // default: $ARMPROF_WAVES_DIR, else ./waves
     std::string run_name;            // default: cosim-seed<seed>
     bool wave_on_mismatch = true;    // rerun and dump the cycles around a mismatch
     uint32_t wave_before = 64, wave_after = 8;

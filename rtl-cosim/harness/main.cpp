@@ -29,7 +29,7 @@ static void usage(FILE *f)
             "                     latency (busy after each accepted transfer), mixed (all three)\n"
             "  --trace            dump the whole run to <waves>/<run>.fst\n"
             "  --vcd              also write <waves>/<run>.vcd (with --trace or on a mismatch)\n"
-            "  --waves-dir DIR    where dumps go (default: the source tree's waves/)\n"
+            "  --waves-dir DIR    where dumps go (default: $ARMPROF_WAVES_DIR, else ./waves)\n"
             "  --run NAME         dump file name (default cosim-seed<N>)\n"
             "  --no-mismatch-wave do not rerun and dump the cycles around a mismatch\n"
             "  --junit PATH       write a JUnit XML report of the seeds\n"
