@@ -934,22 +934,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         say("option 'cpi': must be at least 1");
         return -1;
     }
-    char why[200];
-    if (memsys_config_check(&opt.ms, why, sizeof why)) {
-        say("option %s", why);
+    char why[300];
+    if (pa_check(&opt.ms, &opt.spu, opt.out, why, sizeof why)) {
+        say("%s", why);
         return -1;
-    }
-    armprof_err e = spu_config_validate(&opt.spu, why, sizeof why);
-    if (e != ARMPROF_OK) {
-        say("option 'fifo' or 'inflight': %s (%s)", why, armprof_strerror(e));
-        return -1;
-    }
-    struct stat st;
-    if (stat(opt.out, &st) || !S_ISDIR(st.st_mode)) {
-        if (mkdir(opt.out, 0777) && errno != EEXIST) {
-            say("option 'out': cannot create directory %s: %s", opt.out, strerror(errno));
-            return -1;
-        }
     }
     plugin_id = id;
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);

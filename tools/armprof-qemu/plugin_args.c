@@ -3,8 +3,10 @@
 #include "plugin_args.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "qemu_plugin_api.h"
 
@@ -74,4 +76,25 @@ uint32_t *pa_memsys_field(memsys_config *m, const char *key)
         if (!strcmp(key, f[i].name))
             return f[i].p;
     return NULL;
+}
+
+int pa_check(const memsys_config *ms, const spu_config *spu, const char *out, char *why, size_t whylen)
+{
+    char w[200];
+    if (memsys_config_check(ms, w, sizeof w)) {
+        snprintf(why, whylen, "option %s", w);
+        return -1;
+    }
+    armprof_err e = spu_config_validate(spu, w, sizeof w);
+    if (e != ARMPROF_OK) {
+        snprintf(why, whylen, "SPU configuration (options 'fifo', 'inflight', ...): %s (%s)", w,
+                 armprof_strerror(e));
+        return -1;
+    }
+    struct stat st;
+    if (*out && (stat(out, &st) || !S_ISDIR(st.st_mode)) && mkdir(out, 0777) && errno != EEXIST) {
+        snprintf(why, whylen, "option 'out': cannot create directory %s: %s", out, strerror(errno));
+        return -1;
+    }
+    return 0;
 }

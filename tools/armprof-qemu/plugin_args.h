@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "armprof/spu.h"
 #include "memsys.h"
 
 /* Splits "key=value": the key into key[keylen] (cut to fit), *value after the '='. -1: no '='. */
@@ -20,5 +21,8 @@ int pa_bool(const char *key, const char *v, bool *out);
 uint32_t *pa_memsys_field(memsys_config *m, const char *key);
 /* Their names, comma-separated, for usage messages. */
 extern const char pa_memsys_keys[];
+/* After the arguments: the core model's and the SPU's configurations are valid and the output
+ * folder `out` (none when empty) exists. 0, or -1 with why[] saying what is wrong. */
+int pa_check(const memsys_config *ms, const spu_config *spu, const char *out, char *why, size_t whylen);
 
 #endif

@@ -824,22 +824,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++)
         if (parse_arg(argv[i]))
             return -1;
-    char why[200];
-    if (memsys_config_check(&opt.ms, why, sizeof why)) {
-        say("option %s", why);
+    char why[300];
+    if (pa_check(&opt.ms, &opt.spu, opt.out, why, sizeof why)) {
+        say("%s", why);
         return -1;
-    }
-    armprof_err e = spu_config_validate(&opt.spu, why, sizeof why);
-    if (e != ARMPROF_OK) {
-        say("SPU configuration: %s (%s)", why, armprof_strerror(e));
-        return -1;
-    }
-    if (opt.out[0]) {
-        struct stat sb;
-        if ((stat(opt.out, &sb) || !S_ISDIR(sb.st_mode)) && mkdir(opt.out, 0777) && errno != EEXIST) {
-            say("option 'out': cannot create directory %s: %s", opt.out, strerror(errno));
-            return -1;
-        }
     }
     if (opt.regs_log[0] && !(regs_log = fopen(opt.regs_log, "w"))) {
         say("option 'regs_log': cannot create %s: %s", opt.regs_log, strerror(errno));
