@@ -36,9 +36,11 @@ case $case_ in
     ;;
   small_aux)
     # -m ,8: an 8-page AUX buffer fills many times; the driver services every buffer-full event.
-    # One record per 4097 operations leaves perf time to copy the buffer out between them (with
-    # -c 1024 a busy host can leave it full, and the driver then stops profiling: truncated AUX).
-    perf_run --raw --mmap-pages 8 --interval 4096 -- "$progs/spe_hot" 1048576 300
+    # One vCPU: perf and the program share it, so each time perf wakes to copy the buffer out the
+    # program is scheduled out and back in, and the driver restarts profiling with the space perf
+    # freed. (On two vCPUs a busy host can leave the buffer full: the driver marks the AUX data
+    # truncated and profiling stays off until the program is next scheduled in.)
+    perf_run --raw --mmap-pages 8 --vcpus 1 -- "$progs/spe_hot" 1048576 300
     python3 "$check" records "$out"
     python3 "$check" buffer_full "$out" 3
     ;;
