@@ -15,6 +15,7 @@
 #include "armprof/bits.h"
 #include "scenario_file.h"
 #include "soc.h"
+#include "tool_io.h"
 
 using namespace armprof;
 using namespace sc_core;
@@ -74,15 +75,7 @@ bool parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_
 // Standard output flushed and closed: false (with a message) when anything written to it was lost.
 bool close_stdout()
 {
-    bool bad = std::fflush(stdout) != 0 || std::ferror(stdout);
-    int e = errno;
-    if (std::fclose(stdout) != 0 && !bad) {
-        bad = true;
-        e = errno;
-    }
-    if (bad)
-        std::fprintf(stderr, "armprof-vp: error writing standard output: %s\n", std::strerror(e ? e : EIO));
-    return !bad;
+    return tool_close_stdout("armprof-vp") == 0;
 }
 
 // PE `pe`'s synthetic workload of the scenario (the generator and seed Platform gives that PE)

@@ -12,6 +12,7 @@
 #include "armprof/spe.h"
 #include "perf_export.h"
 #include "spe_fmt.h"
+#include "tool_io.h"
 
 enum { EXIT_WELL_FORMED = 0, EXIT_MALFORMED = 1, EXIT_USAGE = 2 };
 enum { MODE_LIST, MODE_JSON, MODE_CSV, MODE_SUMMARY, MODE_QUIET };
@@ -66,16 +67,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
  * written to it was lost, else `status`. */
 static int close_stdout(int status)
 {
-    int bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno;
-    if (fclose(stdout) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (!bad)
-        return status;
-    fprintf(stderr, "armprof-decode: error writing standard output: %s\n", strerror(e ? e : EIO));
-    return EXIT_USAGE;
+    return tool_close_stdout("armprof-decode") ? EXIT_USAGE : status;
 }
 
 /* Reads all of `f`; NULL with errno set on a read error or out of memory. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "explore.h"
+#include "tool_io.h"
 
 static volatile int stop_flag;
 
@@ -18,18 +19,9 @@ static void on_signal(int sig)
     stop_flag = sig;
 }
 
-/* Standard output flushed and closed: -1 (with a message) when anything written to it was lost. */
 static int close_stdout(void)
 {
-    int bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno;
-    if (fclose(stdout) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad)
-        fprintf(stderr, "armprof-explore: error writing standard output: %s\n", strerror(e ? e : EIO));
-    return bad ? -1 : 0;
+    return tool_close_stdout("armprof-explore");
 }
 
 static void usage(FILE *f)

@@ -16,6 +16,7 @@
 #include "armprof/pmu.h"
 #include "run_trbe.h"
 #include "spe_run.h"
+#include "tool_io.h"
 
 /* SIGINT / SIGTERM: the signal's number; -1: an output failed. Either ends the run as a
  * complete one ends (spe_run_opts.stop). */
@@ -108,18 +109,9 @@ static int out_finish(out_file *o)
     return 0;
 }
 
-/* Standard output flushed and closed: -1 (with a message) when anything written to it was lost. */
 static int close_stdout(void)
 {
-    int bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno;
-    if (fclose(stdout) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad)
-        fprintf(stderr, "armprof-run: error writing standard output: %s\n", strerror(e ? e : EIO));
-    return bad ? -1 : 0;
+    return tool_close_stdout("armprof-run");
 }
 
 static void usage(FILE *f)
